@@ -1,0 +1,129 @@
+"""Diagrams drawn at build time with Graphviz, embedded in the page as SVG.
+
+Drawing at build time means a reader's browser needs no diagram library and
+no network: the page carries the picture.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+from .traces import DERIVED, PROV_ENTITY, TG, Trace, iri_tail
+
+FONT = "Helvetica,Arial,sans-serif"
+# Colours follow the site theme's indigo palette, so diagrams read as part of the page.
+STEP = {"shape": "box", "style": "rounded,filled", "fillcolor": "#e8eaf6", "color": "#3f51b5"}
+DETAIL = {"shape": "note", "style": "filled", "fillcolor": "#fff8e1", "color": "#ff8f00"}
+OTHER = {"shape": "ellipse", "style": "filled", "fillcolor": "#eceff1", "color": "#607d8b"}
+
+
+class DiagramError(RuntimeError):
+    pass
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _attrs(values: dict) -> str:
+    return "[" + ", ".join(f"{k}={_quote(str(v))}" for k, v in values.items()) + "]"
+
+
+def render_svg(dot_source: str) -> str:
+    """Run ``dot -Tsvg`` and return the SVG element, ready to inline in HTML."""
+    dot = shutil.which("dot")
+    if dot is None:
+        raise DiagramError("Graphviz 'dot' is not installed (Debian package: graphviz)")
+    result = subprocess.run([dot, "-Tsvg"], input=dot_source.encode(), capture_output=True, timeout=60)
+    if result.returncode != 0:
+        raise DiagramError(f"dot failed: {result.stderr.decode(errors='replace').strip()}")
+    svg = result.stdout.decode("utf-8")
+    # An inline SVG must not carry the XML declaration, doctype or comments.
+    svg = re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->", "", svg, flags=re.S).strip()
+    return svg
+
+
+def short_types(types: list[str], specific) -> list[str]:
+    """The tg: types worth naming on a node: those no other asserted type specialises."""
+    tg_types = [t for t in types if t.startswith(TG)]
+    return specific(tg_types) or tg_types or types
+
+
+def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
+    """Graphviz source for one example trace, drawn from its own derivation edges.
+
+    ``specific(types)`` keeps the most specific of a node's types; ``page_of(iri)``
+    gives the URL of a class page (or None), so each node links to its class.
+    Derivations are drawn from the older entity down to the newer, with the
+    arrow pointing back the way ``prov:wasDerivedFrom`` points.
+    """
+    ids = {node: f"n{i}" for i, node in enumerate(trace.types)}
+    lines = [
+        "digraph trace {",
+        f"  graph {_attrs({'rankdir': 'TB', 'fontname': FONT, 'tooltip': title, 'bgcolor': 'transparent', 'nodesep': '0.3', 'ranksep': '0.35'})};",
+        f"  node {_attrs({'fontname': FONT, 'fontsize': '11', 'margin': '0.12,0.05'})};",
+        f"  edge {_attrs({'fontname': FONT, 'fontsize': '9', 'color': '#455a64', 'fontcolor': '#455a64'})};",
+    ]
+    derived_nodes = {s for s, p, o in trace.links if p == DERIVED}
+    for node, types in trace.types.items():
+        names = [t.rsplit("/", 1)[-1].rsplit("#", 1)[-1] for t in short_types(types, specific)]
+        tail = iri_tail(node)
+        label = " · ".join(names) + (f"\n{tail}" if tail and len(tail) <= 40 else "")
+        if PROV_ENTITY in types or node in derived_nodes:
+            style = dict(STEP)
+        elif any(t.startswith(TG) for t in types):
+            style = dict(DETAIL)
+        else:
+            style = dict(OTHER)
+        style["label"] = label
+        style["tooltip"] = node
+        main = next((t for t in short_types(types, specific) if page_of(t)), None)
+        if main is not None:
+            style["URL"] = page_of(main)
+            style["target"] = "_top"
+        lines.append(f"  {ids[node]} {_attrs(style)};")
+    for s, p, o in trace.links:
+        if p == DERIVED:
+            lines.append(f"  {ids[o]} -> {ids[s]} {_attrs({'dir': 'back', 'tooltip': f'{s} prov:wasDerivedFrom {o}'})};")
+        else:
+            name = p.rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+            prefix = "tg:" if p.startswith(TG) else "prov:" if "prov#" in p else ""
+            lines.append(
+                f"  {ids[s]} -> {ids[o]} "
+                + _attrs({"style": "dashed", "label": f" {prefix}{name}", "color": "#ff8f00", "fontcolor": "#e65100", "tooltip": f"{s} {p} {o}"})
+                + ";"
+            )
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def class_diagram(center: str, parents: list[str], children: list[str], label_of, page_of) -> str:
+    """Graphviz source for the derivations a class may take part in, from the shapes."""
+    nodes = [center] + [n for n in parents + children if n != center]
+    ids = {node: f"c{i}" for i, node in enumerate(dict.fromkeys(nodes))}
+    lines = [
+        "digraph derivation {",
+        f"  graph {_attrs({'rankdir': 'TB', 'fontname': FONT, 'bgcolor': 'transparent', 'nodesep': '0.25', 'ranksep': '0.35'})};",
+        f"  node {_attrs({'fontname': FONT, 'fontsize': '11', 'margin': '0.12,0.05'})};",
+        f"  edge {_attrs({'color': '#455a64'})};",
+    ]
+    for node, ident in ids.items():
+        style = dict(STEP)
+        if node == center:
+            style.update({"fillcolor": "#3f51b5", "fontcolor": "white", "penwidth": "1.5"})
+        style["label"] = label_of(node)
+        style["tooltip"] = node
+        url = page_of(node)
+        if url and node != center:
+            style["URL"] = url
+            style["target"] = "_top"
+        lines.append(f"  {ident} {_attrs(style)};")
+    for parent in parents:
+        lines.append(f"  {ids[parent]} -> {ids[center]} [dir=back];")
+    for child in children:
+        if child != center or center not in parents:
+            lines.append(f"  {ids[center]} -> {ids[child]} [dir=back];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

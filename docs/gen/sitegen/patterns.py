@@ -1,0 +1,91 @@
+"""The trace patterns the site has a page for, and which example shows each.
+
+A pattern is recognised by what its trace contains, not by the example's file
+name, so renaming an example cannot attach the wrong trace to a page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .traces import TG, Trace
+
+GRAPH_SOURCE = "urn:graph:source"
+
+
+@dataclass(frozen=True)
+class Pattern:
+    slug: str
+    title: str
+    matches: Callable[[Trace], bool]
+    # Words an example's file name may contain; only used to prefer one of
+    # several traces that all match.
+    hints: tuple[str, ...]
+
+    @property
+    def page(self) -> str:
+        return f"patterns/{self.slug}.md"
+
+
+def _root_types(trace: Trace) -> set[str]:
+    return {t for root in trace.roots for t in trace.types[root]}
+
+
+def _agent_only(trace: Trace, *, has: str, lacks: tuple[str, ...] = ()) -> bool:
+    return (
+        TG + "AgentQuestion" in _root_types(trace)
+        and trace.has_type(TG + has)
+        and not any(trace.has_type(TG + other) for other in lacks)
+    )
+
+
+def _rag(kind: str) -> Callable[[Trace], bool]:
+    def matches(trace: Trace) -> bool:
+        return TG + kind in _root_types(trace) and not trace.has_type(TG + "AgentQuestion")
+
+    return matches
+
+
+def _react(trace: Trace) -> bool:
+    # An agent that iterates, with no plan, no decomposition and no nested trace.
+    nested = [q for q in trace.instances(TG + "Question") if q not in trace.roots]
+    return _agent_only(trace, has="Analysis", lacks=("Plan", "Decomposition")) and not nested
+
+
+def _sub_trace(trace: Trace) -> bool:
+    # A RAG question started by an agent's tool call: a Question that derives from an entity.
+    return any(
+        trace.parents(q) and (TG + "GraphRagQuestion" in trace.types[q] or TG + "DocRagQuestion" in trace.types[q])
+        for q in trace.instances(TG + "Question")
+    )
+
+
+def _extraction(trace: Trace) -> bool:
+    return GRAPH_SOURCE in trace.graphs or any(
+        trace.has_type(TG + name) for name in ("Document", "Chunk", "Subgraph")
+    )
+
+
+PATTERNS = (
+    Pattern("graphrag", "GraphRAG", _rag("GraphRagQuestion"), ("graphrag", "graph-rag", "graph_rag")),
+    Pattern("document-rag", "Document RAG", _rag("DocRagQuestion"), ("docrag", "document-rag", "doc-rag", "document_rag")),
+    Pattern("react", "ReAct", _react, ("react",)),
+    Pattern("plan-then-execute", "Plan-then-execute", lambda t: _agent_only(t, has="Plan"), ("plan",)),
+    Pattern("supervisor", "Supervisor", lambda t: _agent_only(t, has="Decomposition"), ("supervisor",)),
+    Pattern("sub-traces", "Sub-traces", _sub_trace, ("sub", "nested")),
+    Pattern("extraction-provenance", "Extraction provenance", _extraction, ("extraction", "source", "ingest")),
+)
+
+
+def choose_example(pattern: Pattern, traces: list[Trace]) -> Trace | None:
+    """The trace that shows a pattern best: a matching one, named for it if possible, else the smallest."""
+    candidates = [t for t in traces if pattern.matches(t)]
+    if not candidates:
+        return None
+
+    def rank(trace: Trace):
+        named = any(hint in trace.stem.lower() for hint in pattern.hints)
+        return (not named, len(trace.quads), trace.name)
+
+    return min(candidates, key=rank)

@@ -1,0 +1,229 @@
+"""The example traces under examples/, read with pyoxigraph, and written back as Turtle.
+
+pyoxigraph is used because it is the parser that keeps the RDF 1.2 triple
+terms TrustGraph puts in ``tg:edge`` and ``tg:contains``; rdflib would lose them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from tgtrace.namespaces import DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, TG, XSD
+
+RDF_TYPE = RDF + "type"
+DERIVED = PROV + "wasDerivedFrom"
+PROV_ENTITY = PROV + "Entity"
+
+# Prefixes used in the Turtle the site shows; only those a snippet uses are declared.
+TURTLE_PREFIXES = {
+    "tg": TG,
+    "prov": PROV,
+    "rdf": RDF,
+    "rdfs": RDFS,
+    "xsd": XSD,
+    "owl": OWL,
+    "sh": SH,
+    "skos": SKOS,
+    "dcterms": DCTERMS,
+    "dc": "http://purl.org/dc/elements/1.1/",
+}
+_PN_LOCAL = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def term_text(term, used: set[str] | None = None) -> str:
+    """One RDF term in Turtle 1.2 syntax, abbreviated with TURTLE_PREFIXES."""
+    if isinstance(term, ox.NamedNode):
+        iri = term.value
+        for prefix, namespace in TURTLE_PREFIXES.items():
+            if iri.startswith(namespace) and _PN_LOCAL.match(iri[len(namespace):]):
+                if used is not None:
+                    used.add(prefix)
+                return f"{prefix}:{iri[len(namespace):]}"
+        return f"<{iri}>"
+    if isinstance(term, ox.Literal):
+        text = json.dumps(term.value, ensure_ascii=False)
+        if term.language:
+            return f"{text}@{term.language}"
+        datatype = term.datatype.value if term.datatype is not None else XSD + "string"
+        if datatype in (XSD + "string", RDF + "langString"):
+            return text
+        return f"{text}^^{term_text(term.datatype, used)}"
+    if isinstance(term, ox.BlankNode):
+        return f"_:{term.value}"
+    if isinstance(term, ox.Triple):
+        parts = (term_text(term.subject, used), term_text(term.predicate, used), term_text(term.object, used))
+        return "<<( " + " ".join(parts) + " )>>"
+    return str(term)
+
+
+def to_turtle(triples, highlight=frozenset()) -> tuple[str, list[int]]:
+    """Turtle with one predicate per line, and the line numbers of highlighted triples.
+
+    Subjects keep the order in which they first appear, and predicates their
+    order within a subject, so a snippet reads in the order the emitter wrote it.
+    ``highlight`` holds (subject, predicate, object) tuples to mark.
+    """
+    used: set[str] = set()
+    by_subject: dict = {}
+    for triple in triples:
+        predicates = by_subject.setdefault(triple.subject, {})
+        predicates.setdefault(triple.predicate, [])
+        if triple.object not in predicates[triple.predicate]:
+            predicates[triple.predicate].append(triple.object)
+    body: list[str] = []
+    marked: list[int] = []
+    for subject, predicates in by_subject.items():
+        if body:
+            body.append("")
+        body.append(term_text(subject, used))
+        items = list(predicates.items())
+        # rdf:type first, written "a", as people read Turtle.
+        items.sort(key=lambda item: item[0].value != RDF_TYPE)
+        for index, (predicate, objects) in enumerate(items):
+            verb = "a" if predicate.value == RDF_TYPE else term_text(predicate, used)
+            end = " ." if index == len(items) - 1 else " ;"
+            body.append(f"    {verb} " + ", ".join(term_text(o, used) for o in objects) + end)
+            if any((subject, predicate, o) in highlight for o in objects):
+                marked.append(len(body))
+    header = [f"@prefix {p}: <{TURTLE_PREFIXES[p]}> ." for p in TURTLE_PREFIXES if p in used]
+    if header:
+        header.append("")
+    text = "\n".join(header + body)
+    return text, [line + len(header) for line in marked]
+
+
+def iri_tail(iri: str) -> str:
+    """What distinguishes an entity IRI within its trace: the part after the session UUID."""
+    match = _UUID.search(iri)
+    if match:
+        return iri[match.end():].lstrip(":/")
+    return iri.rsplit("/", 1)[-1] if "/" in iri else iri
+
+
+@dataclass
+class Trace:
+    """One example file: its quads in file order, and the entities they describe."""
+
+    path: Path
+    quads: list = field(repr=False)
+
+    @classmethod
+    def load(cls, path: Path) -> "Trace":
+        return cls(path=path, quads=list(ox.parse(path=str(path), format=ox.RdfFormat.N_QUADS)))
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def stem(self) -> str:
+        return self.path.stem
+
+    @cached_property
+    def graphs(self) -> list[str]:
+        seen = []
+        for quad in self.quads:
+            name = "" if isinstance(quad.graph_name, ox.DefaultGraph) else quad.graph_name.value
+            if name not in seen:
+                seen.append(name)
+        return seen
+
+    @cached_property
+    def types(self) -> dict[str, list[str]]:
+        """Entity IRI -> asserted types, entities in the order they were emitted.
+
+        Only statements in a named graph describe trace entities; the default
+        graph holds extracted knowledge.
+        """
+        found: dict[str, list[str]] = {}
+        for quad in self.quads:
+            if isinstance(quad.graph_name, ox.DefaultGraph) or quad.predicate.value != RDF_TYPE:
+                continue
+            if isinstance(quad.subject, ox.NamedNode) and isinstance(quad.object, ox.NamedNode):
+                found.setdefault(quad.subject.value, [])
+                if quad.object.value not in found[quad.subject.value]:
+                    found[quad.subject.value].append(quad.object.value)
+        return found
+
+    def instances(self, cls: str) -> list[str]:
+        return [node for node, types in self.types.items() if cls in types]
+
+    def has_type(self, cls: str) -> bool:
+        return any(cls in types for types in self.types.values())
+
+    @cached_property
+    def links(self) -> list[tuple[str, str, str]]:
+        """(subject, predicate, object) between two entities of this trace, in file order."""
+        found = []
+        for quad in self.quads:
+            if isinstance(quad.graph_name, ox.DefaultGraph) or not isinstance(quad.object, ox.NamedNode):
+                continue
+            if quad.predicate.value == RDF_TYPE:
+                continue
+            s, o = quad.subject, quad.object
+            if isinstance(s, ox.NamedNode) and s.value in self.types and o.value in self.types:
+                edge = (s.value, quad.predicate.value, o.value)
+                if edge not in found:
+                    found.append(edge)
+        return found
+
+    def parents(self, node: str) -> list[str]:
+        return [o for s, p, o in self.links if s == node and p == DERIVED]
+
+    @cached_property
+    def roots(self) -> list[str]:
+        """Questions that derive from nothing: where a trace starts."""
+        return [n for n in self.instances(TG + "Question") if not self.parents(n)]
+
+    def triples_about(self, nodes, graph: str | None = None) -> list:
+        """The triples whose subject is one of ``nodes``, in file order."""
+        wanted = {ox.NamedNode(n) for n in nodes}
+        out = []
+        for quad in self.quads:
+            if quad.subject in wanted and (graph is None or self._graph_name(quad) == graph):
+                out.append(quad.triple)
+        return out
+
+    def graph_triples(self, graph: str) -> list:
+        return [q.triple for q in self.quads if self._graph_name(q) == graph]
+
+    @staticmethod
+    def _graph_name(quad) -> str:
+        return "" if isinstance(quad.graph_name, ox.DefaultGraph) else quad.graph_name.value
+
+
+def load_examples(folder: Path) -> list[Trace]:
+    """Every N-Quads example, by name. N-Quads is read because it keeps graphs and triple terms."""
+    return [Trace.load(path) for path in sorted(folder.glob("*.nq"))]
+
+
+def first_explain_event(folder: Path, question_type: str) -> tuple[str, dict] | None:
+    """The first event of the first recording whose first event adds a Question of ``question_type``."""
+    fallback = None
+    for path in sorted(folder.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                line = line.strip()
+                if not line:
+                    continue
+                event = json.loads(line)
+                if event.get("message_type") != "explain":
+                    continue
+                types = {
+                    t["o"].get("i")
+                    for t in event.get("explain_triples", [])
+                    if t.get("p", {}).get("i") == RDF_TYPE
+                }
+                if question_type in types:
+                    return path.name, event
+                if fallback is None:
+                    fallback = (path.name, event)
+                break
+    return fallback

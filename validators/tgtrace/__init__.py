@@ -1,0 +1,13 @@
+"""tgtrace: the ontology, SHACL shapes and linter for TrustGraph explainability traces."""
+
+from .model import Finding, Report, Severity
+
+__all__ = ["Finding", "Report", "Severity", "lint"]
+__version__ = "0.1.0"
+
+
+def lint(*sources, **options):
+    """Lint traces; see :func:`tgtrace.lint.lint`."""
+    from .lint import lint as _lint
+
+    return _lint(*sources, **options)

@@ -1,0 +1,81 @@
+"""JUnit XML, which every CI system can show as a test report.
+
+One test suite per input file and one test case per trace (named by its root
+Question). A trace fails when it has a finding at or above the report's
+fail-on level; every finding of a trace is listed in its case's failure text,
+or, for a passing trace, in its ``system-out``. Findings that belong to no
+trace of a file are reported on one extra case of that file's suite.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from xml.etree import ElementTree as ET
+
+from ..model import Finding, Report
+
+NO_TRACE = "(outside any trace)"
+NO_FILE = "<input>"
+
+
+def _describe(finding: Finding) -> str:
+    where = f"line {finding.line}: " if finding.line else ""
+    return f"{where}{finding.rule} {finding.severity} {finding.message} ({finding.focus})"
+
+
+def _failing(report: Report, findings: list[Finding]) -> list[Finding]:
+    if report.fail_on is None:
+        return []
+    return [f for f in findings if f.severity >= report.fail_on]
+
+
+def to_element(report: Report) -> ET.Element:
+    # file -> trace root (or None) -> findings, keeping the report's order.
+    suites: dict[str, dict[str | None, list[Finding]]] = defaultdict(lambda: defaultdict(list))
+    for file in report.files:
+        suites[file]
+    for root, file in report.traces.items():
+        suites[file or NO_FILE][root]
+    for finding in report.findings:
+        file = finding.file or report.traces.get(finding.trace or "") or NO_FILE
+        trace = finding.trace if finding.trace in report.traces else None
+        suites[file][trace].append(finding)
+
+    top = ET.Element("testsuites", name="tg-trace")
+    total_tests = total_failures = 0
+    for file, cases in suites.items():
+        suite = ET.SubElement(top, "testsuite", name=file)
+        failures = 0
+        for trace, findings in cases.items():
+            case = ET.SubElement(suite, "testcase", classname=file, name=trace or NO_TRACE)
+            failing = _failing(report, findings)
+            listing = "\n".join(_describe(f) for f in findings)
+            if failing:
+                failures += 1
+                worst = max(failing, key=lambda f: f.severity)
+                failure = ET.SubElement(
+                    case,
+                    "failure",
+                    message=f"{len(failing)} finding(s) at or above {report.fail_on}: "
+                    + ", ".join(sorted({f.rule for f in failing})),
+                    type=worst.rule,
+                )
+                failure.text = listing + "\n"
+            elif findings:
+                ET.SubElement(case, "system-out").text = listing + "\n"
+        suite.set("tests", str(len(cases)))
+        suite.set("failures", str(failures))
+        suite.set("errors", "0")
+        suite.set("skipped", "0")
+        total_tests += len(cases)
+        total_failures += failures
+    top.set("tests", str(total_tests))
+    top.set("failures", str(total_failures))
+    top.set("errors", "0")
+    return top
+
+
+def render(report: Report, **_options) -> str:
+    element = to_element(report)
+    ET.indent(element)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(element, encoding="unicode") + "\n"

@@ -1,0 +1,304 @@
+"""Turn every supported input into quads of pyoxigraph terms.
+
+Only this package knows input formats. Each input becomes an :class:`Input`:
+a name for reports, a way to iterate its quads, and a way to find the line of
+a triple. pyoxigraph does the parsing: it is the only Python RDF parser that
+holds RDF 1.2 triple terms, it never fetches a JSON-LD context (none is
+registered) and it does not expand XML entities.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import pyoxigraph as ox
+
+from .wire import WireError, events_to_quads, is_wire_document, triples_to_quads, wire_lines
+
+RDF_FORMATS = {
+    "nquads": ox.RdfFormat.N_QUADS,
+    "ntriples": ox.RdfFormat.N_TRIPLES,
+    "turtle": ox.RdfFormat.TURTLE,
+    "trig": ox.RdfFormat.TRIG,
+    "jsonld": ox.RdfFormat.JSON_LD,
+    "rdfxml": ox.RdfFormat.RDF_XML,
+}
+INPUT_FORMATS = ("wire", "jsonl", *RDF_FORMATS)
+LINE_FORMATS = {"nquads", "ntriples"}
+
+_EXTENSIONS = {
+    ".nq": "nquads",
+    ".nt": "ntriples",
+    ".ttl": "turtle",
+    ".trig": "trig",
+    ".jsonld": "jsonld",
+    ".rdf": "rdfxml",
+    ".owl": "rdfxml",
+    ".xml": "rdfxml",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": None,  # wire format or JSON-LD: decided by content
+}
+SUFFIXES = tuple(_EXTENSIONS)
+
+
+class InputError(Exception):
+    """Unreadable input: one line naming the file, the line and what is wrong."""
+
+    def __init__(self, name: str, line: int | None, problem: str):
+        self.name, self.line, self.problem = name, line, problem
+        where = f"{name}:{line}" if line else name
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass
+class Input:
+    """One input ready to lint."""
+
+    name: str
+    format: str
+    _quads: Callable[[], Iterator[ox.Quad]]
+    # Lines of triples, known up front for formats parsed here (wire JSON).
+    _lines: dict[tuple, int] | None = None
+    text: bytes | None = None
+    path: Path | None = None
+    size: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def quads(self) -> Iterator[ox.Quad]:
+        try:
+            yield from self._quads()
+        except SyntaxError as exc:
+            raise InputError(self.name, exc.lineno, _syntax_message(exc)) from None
+        except (ValueError, OSError) as exc:
+            raise InputError(self.name, None, str(exc)) from None
+
+    def locate(self, wanted: Iterable[tuple]) -> dict[tuple, int]:
+        """Line of each wanted (subject, predicate, object) triple; best effort.
+
+        Called only for triples that findings name, so a clean run never pays
+        for line bookkeeping.
+        """
+        wanted = set(wanted)
+        if self._lines is not None:
+            return {key: self._lines[key] for key in wanted if key in self._lines}
+        data = self._bytes()
+        if data is None:
+            return {}
+        if self.format in LINE_FORMATS:
+            return _locate_line_based(data, wanted, self.format)
+        return _locate_by_subject_text(data, wanted)
+
+    def _bytes(self) -> bytes | None:
+        if self.text is not None:
+            return self.text
+        if self.path is not None:
+            return self.path.read_bytes()
+        return None
+
+
+def _syntax_message(exc: SyntaxError) -> str:
+    message = str(exc.msg if hasattr(exc, "msg") else exc)
+    # pyoxigraph prefixes the position, which the caller already prints.
+    for marker in (": ",):
+        if message.startswith("Parser error") and marker in message:
+            message = message.split(marker, 1)[1]
+    return message
+
+
+def _locate_line_based(data: bytes, wanted: set[tuple], fmt: str) -> dict[tuple, int]:
+    by_subject: dict[str, list[tuple]] = {}
+    for key in wanted:
+        by_subject.setdefault(_ntriples_token(key[0]), []).append(key)
+    found: dict[tuple, int] = {}
+    first_of_subject: dict[str, int] = {}
+    rdf_format = RDF_FORMATS[fmt]
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        head = raw.lstrip()[:1]
+        if not head or head == b"#":
+            continue
+        token = raw.split(None, 1)[0].decode("utf-8", "replace") if raw.strip() else ""
+        keys = by_subject.get(token)
+        if not keys:
+            continue
+        first_of_subject.setdefault(token, number)
+        try:
+            quad = next(iter(ox.parse(raw, format=rdf_format)))
+        except (SyntaxError, StopIteration, ValueError):
+            continue
+        triple = (quad.subject, quad.predicate, quad.object)
+        if triple in wanted and triple not in found:
+            found[triple] = number
+    for token, keys in by_subject.items():
+        for key in keys:
+            if key not in found and token in first_of_subject:
+                found[key] = first_of_subject[token]
+    return found
+
+
+def _ntriples_token(term) -> str:
+    if isinstance(term, ox.NamedNode):
+        return f"<{term.value}>"
+    return str(term)
+
+
+def _locate_by_subject_text(data: bytes, wanted: set[tuple]) -> dict[tuple, int]:
+    # Turtle, TriG, JSON-LD and RDF/XML can spread a triple over many lines and
+    # abbreviate IRIs; the first line that spells the subject out is close enough.
+    text = data.decode("utf-8", "replace")
+    found = {}
+    for key in wanted:
+        subject = key[0]
+        needle = subject.value if isinstance(subject, ox.NamedNode) else str(subject)
+        pos = text.find(needle)
+        if pos >= 0:
+            found[key] = text.count("\n", 0, pos) + 1
+    return found
+
+
+def _sniff(name: str, data: bytes) -> str:
+    suffix = Path(name).suffix.lower()
+    fmt = _EXTENSIONS.get(suffix)
+    if fmt:
+        return fmt
+    head = data.lstrip()[:1]
+    if head in (b"[", b"{"):
+        first_line = data.lstrip().split(b"\n", 1)[0].strip()
+        if head == b"{" and first_line.endswith(b"}") and b"\n" in data.strip():
+            return "jsonl"
+        return "json"
+    if head == b"<" and data.lstrip()[:5] in (b"<?xml", b"<rdf:"):
+        return "rdfxml"
+    if b"@prefix" in data[:4096] or b"PREFIX" in data[:4096]:
+        return "trig" if b"GRAPH" in data or b"{" in data else "turtle"
+    sample = [ln for ln in data[:65536].split(b"\n") if ln.strip() and not ln.lstrip().startswith(b"#")]
+    if sample:
+        terms = sample[0].rstrip().rstrip(b".").split()
+        return "nquads" if len(terms) >= 4 else "ntriples"
+    return "nquads"
+
+
+def _json_input(name: str, data: bytes, path: Path | None, declared: str | None) -> Input:
+    try:
+        document = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise InputError(name, line, f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+    if declared == "jsonld" or (declared is None and not is_wire_document(document)):
+        return _rdf_input(name, "jsonld", data, path)
+    try:
+        quads, lines = wire_lines(name, data, document)
+    except WireError as exc:
+        raise InputError(name, exc.line, exc.problem) from None
+    return Input(name, "wire", lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
+
+
+def _jsonl_input(name: str, data: bytes, path: Path | None) -> Input:
+    quads: list[ox.Quad] = []
+    lines: dict[tuple, int] = {}
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            event = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(name, number, f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+        try:
+            if isinstance(event, dict) and "explain_triples" in event:
+                new = events_to_quads([event])
+            elif isinstance(event, dict) and {"s", "p", "o"} <= event.keys():
+                new = triples_to_quads([event])
+            elif isinstance(event, dict):
+                continue  # other message types on the same stream carry no triples
+            else:
+                raise WireError(None, "expected one JSON object per line")
+        except WireError as exc:
+            raise InputError(name, number, exc.problem) from None
+        for quad in new:
+            lines.setdefault((quad.subject, quad.predicate, quad.object), number)
+        quads.extend(new)
+    return Input(name, "jsonl", lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
+
+
+def _rdf_input(name: str, fmt: str, data: bytes | None, path: Path | None) -> Input:
+    rdf_format = RDF_FORMATS[fmt]
+
+    def parse() -> Iterator[ox.Quad]:
+        if path is not None and data is None:
+            return ox.parse(path=str(path), format=rdf_format, base_iri=None)
+        return ox.parse(data, format=rdf_format)
+
+    size = len(data) if data is not None else (path.stat().st_size if path else 0)
+    return Input(name, fmt, parse, text=data, path=path, size=size)
+
+
+def from_bytes(name: str, data: bytes, input_format: str | None = None, path: Path | None = None) -> Input:
+    fmt = input_format or _sniff(name, data)
+    if fmt in ("json", "wire"):
+        return _json_input(name, data, path, "wire" if fmt == "wire" else None)
+    if fmt == "jsonl":
+        return _jsonl_input(name, data, path)
+    if fmt not in RDF_FORMATS:
+        raise InputError(name, None, f"unknown input format {fmt!r} (choose from {', '.join(INPUT_FORMATS)})")
+    return _rdf_input(name, fmt, data, path)
+
+
+def from_path(path: Path, input_format: str | None = None) -> Input:
+    name = str(path)
+    try:
+        if (input_format or _EXTENSIONS.get(path.suffix.lower()) or "") in RDF_FORMATS:
+            # Large RDF files are streamed by pyoxigraph straight from disk.
+            return _rdf_input(name, input_format or _EXTENSIONS[path.suffix.lower()], None, path)
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(name, None, exc.strerror or str(exc)) from None
+    return from_bytes(name, data, input_format, path)
+
+
+def expand_paths(arguments: Iterable[str]) -> list[str]:
+    """Files named, and the trace files inside directories named, in a stable order."""
+    found: list[str] = []
+    for argument in arguments:
+        if argument == "-":
+            found.append(argument)
+            continue
+        path = Path(argument)
+        if path.is_dir():
+            matched = sorted(
+                str(p)
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in SUFFIXES and not p.name.startswith(".")
+            )
+            if not matched:
+                raise InputError(argument, None, "directory holds no trace files (" + ", ".join(SUFFIXES) + ")")
+            found.extend(matched)
+        elif path.exists():
+            found.append(argument)
+        else:
+            raise InputError(argument, None, "no such file or directory")
+    return found
+
+
+def load(source, input_format: str | None = None) -> list[Input]:
+    """Every Input a source holds: a path, '-', a file object, a graph, or a list of triples."""
+    from .objects import from_object
+
+    if isinstance(source, (str, os.PathLike)):
+        if str(source) == "-":
+            return [from_bytes("<stdin>", sys.stdin.buffer.read(), input_format)]
+        return [from_path(Path(p), input_format) if p != "-" else load("-", input_format)[0]
+                for p in expand_paths([str(source)])]
+    if isinstance(source, (io.IOBase,)) or hasattr(source, "read"):
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        name = getattr(source, "name", None)
+        name = name if isinstance(name, str) else "<stream>"
+        return [from_bytes(name, data, input_format)]
+    return [from_object(source)]

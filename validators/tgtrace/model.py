@@ -1,0 +1,102 @@
+"""Findings and reports: what every engine produces and every format prints."""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Iterator
+
+
+class Severity(enum.IntEnum):
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (expected error, warning or info)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One rule that fired on one node of one trace."""
+
+    file: str | None
+    line: int | None
+    rule: str
+    severity: Severity
+    family: str
+    message: str
+    focus: str
+    trace: str | None = None
+    # The predicate and value at fault, when the rule is about one triple.
+    path: str | None = None
+    value: str | None = None
+
+    def key(self) -> tuple[str, str]:
+        """The identity engines are compared on."""
+        return (self.rule, self.focus)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["severity"] = str(self.severity)
+        return data
+
+    def __str__(self) -> str:
+        where = f"{self.file or '<input>'}:{self.line or 0}"
+        return f"{where}: {self.rule} {self.severity} {self.message} ({self.focus})"
+
+
+@dataclass
+class Report:
+    """Everything one lint run found."""
+
+    findings: list[Finding] = field(default_factory=list)
+    # Root Question IRI of every trace seen, with the file it came from.
+    traces: dict[str, str | None] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    triples: int = 0
+    # How often each class (as rdf:type object) and predicate occurred in the input.
+    terms_used: dict[str, int] = field(default_factory=dict)
+    fail_on: Severity | None = Severity.ERROR
+
+    def __iter__(self) -> Iterator[Finding]:
+        return iter(self.findings)
+
+    def __len__(self) -> int:
+        return len(self.findings)
+
+    @property
+    def conforms(self) -> bool:
+        """True when nothing at or above ``fail_on`` was found."""
+        if self.fail_on is None:
+            return True
+        return not any(f.severity >= self.fail_on for f in self.findings)
+
+    def counts(self) -> Counter:
+        return Counter(str(f.severity) for f in self.findings)
+
+    def summary(self) -> dict:
+        counts = self.counts()
+        return {
+            "files": len(self.files),
+            "traces": len(self.traces),
+            "triples": self.triples,
+            "findings": len(self.findings),
+            "error": counts.get("error", 0),
+            "warning": counts.get("warning", 0),
+            "info": counts.get("info", 0),
+            "conforms": self.conforms,
+        }
+
+    def __str__(self) -> str:
+        from .formats.text import render
+
+        return render(self, color=False)
