@@ -84,7 +84,7 @@ def on_files(files, config):
     from sitegen.pages import SiteError
 
     site = _state["site"]
-    lint = _optional("tgtrace.lint", "lint")
+    lint = _optional("tgtrace.api", "lint")
     render = _optional("tgtrace.formats.text", "render")
     cli = _optional("tgtrace.cli", "main")
     try:

@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 
 
 def lint(*sources, **options):
-    """Lint traces; see :func:`tgtrace.lint.lint`."""
-    from .lint import lint as _lint
+    """Lint traces; see :func:`tgtrace.api.lint`."""
+    from .api import lint as _lint
 
     return _lint(*sources, **options)

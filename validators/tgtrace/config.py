@@ -42,7 +42,7 @@ class ScopedIgnore:
     kind: str
 
     def matches(self, finding: Finding, base: Path) -> bool:
-        if not any(_code_matches(code, finding.rule) for code in self.codes):
+        if not any(_code_matches(code, finding) for code in self.codes):
             return False
         if self.kind == "iri":
             return any(
@@ -115,14 +115,17 @@ class Config:
 # ---------------------------------------------------------------- validation
 
 
-def _code_matches(code: str, rule: str) -> bool:
-    # A code selects itself; a shorter one selects every rule it begins
-    # ("T" is every termination rule, "T00" the first nine), as in ruff.
-    return code == "ALL" or rule.startswith(code)
+def _code_matches(code: str, finding: Finding) -> bool:
+    # The forms --select takes: a code selects itself, a shorter one every rule
+    # it begins ("T" every termination rule, "T00" the first nine), as in
+    # ruff; a family name ("chain") every rule of the family.
+    return code == "ALL" or finding.rule.startswith(code) or code == finding.family
 
 
 def check_codes(codes, where: str, known: set[str] | None = None) -> tuple[str, ...]:
-    """Upper-cased codes, each of which must name or prefix a known rule."""
+    """Rule codes, code prefixes (upper-cased) and family names, each of which must match a rule."""
+    from .rules import FAMILIES
+
     if known is None:
         from .rules import all_rules
 
@@ -133,6 +136,9 @@ def check_codes(codes, where: str, known: set[str] | None = None) -> tuple[str, 
     for code in codes:
         if not isinstance(code, str) or not code.strip():
             raise ConfigError(f"{where}: expected a rule code, got {code!r}")
+        if code.strip().lower() in FAMILIES:
+            out.append(code.strip().lower())
+            continue
         code = code.strip().upper()
         if code != "ALL" and not any(rule.startswith(code) for rule in known):
             hint = difflib.get_close_matches(code, sorted(known), n=1)
@@ -164,8 +170,8 @@ def _scoped(table, key: str, kind: str, where: str, known) -> tuple[ScopedIgnore
 
 
 KEYS = {
-    "select": "rule codes or prefixes to check (default: all)",
-    "ignore": "rule codes or prefixes not to check",
+    "select": "rule codes, code prefixes or families to check (default: all)",
+    "ignore": "rule codes, code prefixes or families not to check",
     "fail-on": "lowest severity that fails the run: error, warning, info or never",
     "severity": "table: rule code = the severity its findings get",
     "per-file-ignores": "table: path glob = rule codes ignored in matching files",
@@ -204,7 +210,7 @@ def parse(data: dict, source: str, known: set[str] | None = None) -> Config:
         for code, level in table.items():
             (checked,) = check_codes([code], f"{where}: severity", known)
             if checked not in known:
-                raise ConfigError(f"{where}: severity: {code!r} must be a full rule code, not a prefix")
+                raise ConfigError(f"{where}: severity: {code!r} must be a full rule code, not a prefix or family")
             overrides[checked] = _severity(level, f"{where}: severity.{checked}")
         options["severity"] = overrides
     scoped = ()

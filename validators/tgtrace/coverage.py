@@ -8,8 +8,9 @@ error path writes a conformant trace, however green the lint is.
 The terms counted are the ontology's own (tg:) classes, object properties
 and datatype properties that are not deprecated. Enumeration classes (those
 whose members the ontology lists as named individuals, such as
-tg:TerminationReason) are left out: traces name their members as plain
-literals and never type a node with them. Mixin combinations come from
+tg:TerminationReason) are left out, with the properties whose domain they
+are: traces name their members as plain literals and never type a node with
+them. Mixin combinations come from
 ``tg:mixinFor``: for every main class a mixin is declared for, whether some
 node carried both types.
 """
@@ -59,7 +60,13 @@ def ontology_terms() -> OntologyTerms:
         if c != rdflib.URIRef(OWL + "NamedIndividual")
     }
     classes = declared("Class") - enumerations
-    predicates = declared("ObjectProperty") | declared("DatatypeProperty")
+    # Properties that describe the enumerations themselves (which termination
+    # reasons a pattern permits) live in the ontology, never in a trace.
+    predicates = {
+        p
+        for p in declared("ObjectProperty") | declared("DatatypeProperty")
+        if not {str(d) for d in graph.objects(rdflib.URIRef(p), rdflib.RDFS.domain)} & enumerations
+    }
     mixins = sorted(
         (str(main), str(mixin))
         for mixin, main in graph.subject_objects(rdflib.URIRef(MIXIN_FOR))

@@ -27,7 +27,8 @@ import pytest
 
 
 def _lint(trace, config, engine=None):
-    from .lint import lint
+    __tracebackhide__ = True  # a failing test shows the test's line, not the plugin's
+    from .api import lint
 
     options = {"fail_on": config.fail_on}
     if config.select is not None:
@@ -50,6 +51,7 @@ def _failure_message(report) -> str:
 
 
 def _check(trace, config, engine=None):
+    __tracebackhide__ = True
     report = _lint(trace, config, engine)
     if not report.conforms:
         raise AssertionError(_failure_message(report))
@@ -92,6 +94,7 @@ class TraceChecker:
 
     def lint(self, trace, **flags):
         """The Report for ``trace``; ``flags`` (select, ignore, fail_on) override the config."""
+        __tracebackhide__ = True
         return _lint(trace, self.config.merge(**flags))
 
     def assert_conforms(self, trace, **flags):

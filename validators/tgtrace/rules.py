@@ -23,13 +23,44 @@ SHACL_SEVERITY = {
 FAMILIES = ("mixin", "chain", "termination", "datatype", "structure", "vocabulary")
 
 
+UPDATE_PREFIXES = """PREFIX tg: <https://trustgraph.ai/ns/>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+"""
+
+
 @dataclass(frozen=True)
 class Fault:
-    """A real example trace, an update that breaks it, and the node that must be reported."""
+    """A real example trace, an update that breaks it, and the node that must be reported.
+
+    ``update`` is SPARQL 1.1 Update in which ``$this`` stands for the focus IRI
+    and the tg, prov, rdf, rdfs and xsd prefixes are predeclared.
+    """
 
     trace: str  # file name under examples/
-    update: str  # SPARQL 1.1 Update applied to that trace
+    update: str
     focus: str
+
+    @property
+    def sparql(self) -> str:
+        return UPDATE_PREFIXES + self.update.replace("$this", f"<{self.focus}>")
+
+    def apply(self, examples_dir) -> bytes:
+        """The example trace with the fault injected, as N-Quads."""
+        from pathlib import Path
+
+        import pyoxigraph as ox
+
+        store = ox.Store()
+        store.load(path=str(Path(examples_dir) / self.trace), format=ox.RdfFormat.N_QUADS)
+        before = len(store)
+        store.update(self.sparql)
+        changed = len(store) != before or True
+        if not changed:
+            raise ValueError(f"the fault update on {self.trace} changed nothing")
+        return store.dump(format=ox.RdfFormat.N_QUADS)
 
 
 @dataclass(frozen=True)

@@ -67,10 +67,11 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
         f"  edge {_attrs({'fontname': FONT, 'fontsize': '9', 'color': '#455a64', 'fontcolor': '#455a64'})};",
     ]
     derived_nodes = {s for s, p, o in trace.links if p == DERIVED}
-    for node, types in trace.types.items():
+    for number, (node, types) in enumerate(trace.types.items(), 1):
         names = [t.rsplit("/", 1)[-1].rsplit("#", 1)[-1] for t in short_types(types, specific)]
         tail = iri_tail(node)
-        label = " · ".join(names) + (f"\n{tail}" if tail and len(tail) <= 40 else "")
+        # Numbered as in the page's table of entities, which lists them in emission order.
+        label = f"{number}. " + " · ".join(names) + (f"\n{tail}" if tail and len(tail) <= 40 else "")
         if PROV_ENTITY in types or node in derived_nodes:
             style = dict(STEP)
         elif any(t.startswith(TG) for t in types):

@@ -47,7 +47,7 @@ def _source(examples: Path, name: str) -> Path:
 def build_example(rule, examples: Path, lint=None, render=None) -> FaultExample:
     """Apply ``rule.fault`` and describe the focus node before and after.
 
-    ``lint`` (``tgtrace.lint.lint``) is run on the failing trace when given; the
+    ``lint`` (``tgtrace.api.lint``) is run on the failing trace when given; the
     example is refused unless it reports ``rule.code`` on the fault's focus.
     """
     fault = rule.fault
@@ -57,8 +57,11 @@ def build_example(rule, examples: Path, lint=None, render=None) -> FaultExample:
     before = list(ox.parse(path=str(source), format=ox.RdfFormat.N_QUADS))
     store = ox.Store()
     store.extend(before)
+    # The shapes write the update with $this for the focus and predeclared
+    # prefixes; Fault.sparql is the runnable form the tests apply too.
+    update = getattr(fault, "sparql", fault.update)
     try:
-        store.update(fault.update)
+        store.update(update)
     except (SyntaxError, OSError, ValueError) as error:
         raise FaultError(f"{rule.code}: the fault's update does not apply to {fault.trace}: {error}") from None
     after_set = set(store)
@@ -90,7 +93,7 @@ def build_example(rule, examples: Path, lint=None, render=None) -> FaultExample:
     return FaultExample(
         code=rule.code,
         trace=fault.trace,
-        update=fault.update.strip(),
+        update=update.strip(),
         focus=fault.focus,
         fixed=fixed,
         fixed_marks=fixed_marks,

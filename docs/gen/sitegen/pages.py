@@ -16,26 +16,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tgtrace import resources
-from tgtrace.explain import curie
+from tgtrace.explain import PREFIXES, curie
 from tgtrace.rules import FAMILIES
 
 from . import diagrams, faults
-from .patterns import PATTERNS, Pattern, choose_example
-from .traces import DERIVED, TG, Trace, first_explain_event, load_examples, to_turtle
-from .vocab import ClassInfo, PropertyUse, Vocabulary, is_tg, local_name
+from .patterns import PATTERNS, Pattern, candidates, choose_example
+from .traces import DERIVED, TG, TURTLE_PREFIXES, Trace, first_explain_event, load_examples, to_turtle
+from .vocab import ClassInfo, PropertyUse, Term, Vocabulary, is_tg, local_name
 
 log = logging.getLogger("mkdocs.plugins.tgdocs")
 
 # One line per family, for the family headings of the rule reference. The
 # family names themselves come from tgtrace.rules.FAMILIES; a family without a
-# line here fails the build (see Site.check).
+# line here stops the build (see Site.check).
 FAMILY_TEXT = {
     "mixin": "An entity asserts every type a client dispatches on, since no consumer runs a reasoner.",
-    "chain": "Each entity derives, with prov:wasDerivedFrom, from an entity its pattern allows.",
-    "termination": "A trace reaches an answer, and says why it stopped.",
-    "datatype": "Literals have the lexical form TrustGraph emits: plain strings that read as the value.",
-    "structure": "Links point at entities that exist, and entities carry what their step records.",
-    "vocabulary": "Every term in TrustGraph's namespace is one the ontology defines.",
+    "chain": "Each entity derives, with `prov:wasDerivedFrom`, from an entity its pattern allows.",
+    "termination": "An agent's answer says why the agent stopped, with a reason that fits its pattern.",
+    "datatype": "Values have the form TrustGraph emits: IRIs where a link belongs, and literals whose text reads as the value.",
+    "structure": "Entities carry what their step records, links point at what they should, and a trace reaches one answer.",
+    "vocabulary": "Every term in TrustGraph's namespace is one the ontology defines, and none is deprecated.",
 }
 
 DIAGRAM_MARK = "TGDOCS-DIAGRAM-"
@@ -77,6 +77,10 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def rule_link(code: str, src: str) -> str:
+    return f"[{code}]({rel(src, 'rules/index.md#' + code.lower())})"
+
+
 @dataclass
 class Site:
     """Everything generated for one build."""
@@ -90,18 +94,22 @@ class Site:
         self.vocab = Vocabulary()
         self.examples_dir = self.root / "examples"
         self.traces = load_examples(self.examples_dir)
-        self.pattern_examples: dict[str, Trace | None] = {
-            p.slug: choose_example(p, self.traces) for p in PATTERNS
-        }
+        self.pattern_examples: dict[str, Trace | None] = {p.slug: choose_example(p, self.traces) for p in PATTERNS}
 
     # -- links ------------------------------------------------------------
 
     def term_src(self, iri: str) -> str | None:
         """The docs file (and anchor) that documents a term, when the site has one."""
-        if iri in self.vocab.classes:
-            return self.vocab.classes[iri].page
-        if iri in self.vocab.predicates:
-            return f"predicates.md#{self.vocab.predicates[iri].anchor}"
+        vocab = self.vocab
+        if iri in vocab.classes:
+            return vocab.classes[iri].page
+        if iri in vocab.predicates:
+            return f"predicates.md#{vocab.predicates[iri].anchor}"
+        if iri in vocab.datatypes:
+            return f"predicates.md#{vocab.datatypes[iri].anchor}"
+        if iri in vocab.individuals:
+            owner, individual = vocab.individuals[iri]
+            return f"{owner.page}#{individual.name}"
         if iri in self.external_predicates():
             return f"predicates.md#{self.external_anchor(iri)}"
         return None
@@ -115,8 +123,7 @@ class Site:
         """Turn each ``tg:Name`` in prose into a link to its page."""
 
         def replace(match):
-            iri = TG + match.group(1)
-            target = self.term_src(iri)
+            target = self.term_src(TG + match.group(1))
             return f"[tg:{match.group(1)}]({rel(from_src, target)})" if target else match.group(0)
 
         # Leave code spans and fenced blocks alone.
@@ -132,6 +139,12 @@ class Site:
         """Drop each type that another of the list specialises (per the ontology)."""
         return [t for t in types if not any(t != o and t in self.vocab.ancestors(o) for o in types)]
 
+    def notes(self, term: Term, src: str) -> list[str]:
+        out = []
+        for heading, text in term.notes:
+            out += [f"**{heading}.** {self.linkify(text, src)}", ""]
+        return out
+
     # -- inventories --------------------------------------------------------
 
     def external_predicates(self) -> list[str]:
@@ -140,6 +153,7 @@ class Site:
             found = set()
             for info in self.vocab.classes.values():
                 found |= {p for p in info.properties if not is_tg(p)}
+            found |= {p for p in self.vocab.value_constraints if not is_tg(p)}
             self._external = sorted(found, key=curie)
         return self._external
 
@@ -191,14 +205,16 @@ class Site:
 
     def downloads(self) -> dict[str, bytes]:
         """The ontology in four syntaxes and the shapes as they are, under downloads/."""
-        graph = self.vocab.ontology
-        files = {"downloads/trustgraph.ttl": resources.ontology_path().read_bytes()}
-        for suffix, fmt in ((".nt", "nt"), (".rdf", "pretty-xml"), (".jsonld", "json-ld")):
-            data = graph.serialize(format=fmt, encoding="utf-8")
-            files[f"downloads/trustgraph{suffix}"] = data
-        for path in resources.shapes_paths():
-            files[f"downloads/shapes/{path.name}"] = path.read_bytes()
-        return files
+        if not hasattr(self, "_downloads"):
+            graph = self.vocab.ontology
+            files = {"downloads/trustgraph.ttl": resources.ontology_path().read_bytes()}
+            # Plain RDF/XML: rdflib's pretty-xml writer drops the OWL lists (unions, disjointness).
+            for suffix, fmt in ((".nt", "nt"), (".rdf", "xml"), (".jsonld", "json-ld")):
+                files[f"downloads/trustgraph{suffix}"] = graph.serialize(format=fmt, encoding="utf-8")
+            for path in resources.shapes_paths():
+                files[f"downloads/shapes/{path.name}"] = path.read_bytes()
+            self._downloads = files
+        return self._downloads
 
     # -- classes ---------------------------------------------------------------
 
@@ -227,32 +243,41 @@ class Site:
         def tree(parent, depth, trail):
             for iri in sorted(children.get(parent, []), key=local_name):
                 info = classes[iri]
-                out.append("    " * depth + f"- [{info.label}]({rel(src, info.page)}) `{curie(iri)}`")
+                extra = [curie(s) for s in info.superclasses if s not in classes]
+                suffix = f" (a {', '.join(extra)})" if extra and depth == 0 else ""
+                out.append("    " * depth + f"- [{info.label}]({rel(src, info.page)}) `{curie(iri)}`{suffix}")
                 if iri not in trail:
                     tree(iri, depth + 1, trail | {iri})
 
         tree(None, 0, frozenset())
         out += ["", "## All classes", "", "| class | definition | rules |", "|---|---|---|"]
         for info in classes.values():
-            rules = ", ".join(f"[{c}]({rel(src, 'rules/index.md#' + c.lower())})" for c in info.rules) or "—"
+            rules = ", ".join(rule_link(c, src) for c in info.rules) or "—"
             definition = self.linkify(cell(info.definition), src) or "—"
+            if info.deprecated:
+                definition = "**Deprecated.** " + definition
             out.append(f"| [`{curie(info.iri)}`]({rel(src, info.page)}) | {definition} | {rules} |")
         return "\n".join(out) + "\n"
 
-    def _predicate_rows(self, info: ClassInfo, src: str) -> list[str]:
+    def _predicate_rows(self, info: ClassInfo, src: str, skip=()) -> list[str]:
         rows = [
             "| predicate | kind | range | lexical form | cardinality | rules |",
             "|---|---|---|---|---|---|",
         ]
-        for path, use in sorted(info.properties.items(), key=lambda item: curie(item[0])):
+        items = [(p, u) for p, u in info.properties.items() if p not in skip]
+        # Predicates the shapes constrain on this class first, then those only the ontology or values name.
+        items.sort(key=lambda item: (not item[1].constrained, curie(item[0])))
+        for path, use in items:
             rows.append(self._predicate_row(path, use, src))
-        return rows
+        return rows if len(rows) > 2 else []
 
     def _predicate_row(self, path: str, use: PropertyUse, src: str) -> str:
         ontology = self.vocab.predicates.get(path)
         kinds = sorted(use.kinds)
         if not kinds and ontology is not None:
             kinds = {"object property": ["IRI"], "datatype property": ["literal"]}.get(ontology.kind, [])
+        if path in self.vocab.predicates and not use.kinds and ontology is not None and not ontology.ranges and ontology.kind == "object property":
+            kinds = ["IRI or triple term"]
         ranges = [self.link(c, src) for c in sorted(use.classes, key=curie)]
         ranges += [f"`{curie(d)}`" for d in sorted(use.datatypes)]
         if not ranges and ontology is not None:
@@ -260,24 +285,39 @@ class Site:
         lexical = [f"matches `{cell(p)}`" for p in sorted(use.patterns)]
         if use.values:
             lexical.append("one of " + ", ".join(f"`{cell(curie(v))}`" for v in use.values))
-        rules = ", ".join(f"[{c}]({rel(src, 'rules/index.md#' + c.lower())})" for c in sorted(use.rules)) or "—"
+        rules = ", ".join(rule_link(c, src) for c in sorted(use.rules)) or "—"
+        cardinality = use.cardinality if use.constrained else "any"
+        if use.one_of:
+            cardinality += " (exactly one of this and " + ", ".join(f"`{curie(p)}`" for p in use.one_of) + ")"
         return (
             f"| {self.link(path, src)} | {', '.join(kinds) or '—'} | {', '.join(ranges) or '—'} "
-            f"| {'; '.join(lexical) or '—'} | {use.cardinality} | {rules} |"
+            f"| {'; '.join(lexical) or '—'} | {cardinality} | {rules} |"
         )
 
     def class_page(self, info: ClassInfo) -> str:
         src = info.page
         vocab = self.vocab
-        out = [f"# {info.label}", "", f"`{curie(info.iri)}` · `{info.iri}`", ""]
+        out = [f"# {info.label[:1].upper() + info.label[1:]}", "", f"`{curie(info.iri)}` · `{info.iri}`", ""]
         if info.deprecated:
-            out += ['!!! warning "Deprecated"', "    The ontology marks this class deprecated.", ""]
+            replaced = ", ".join(self.link(r, src) for r in info.replaced_by)
+            out += ['!!! warning "Deprecated"', "    " + (f"Replaced by {replaced}." if replaced else "The ontology marks it deprecated."), ""]
         out += [self.linkify(info.definition, src) or "*The ontology gives no definition.*", ""]
+        out += self.notes(info, src)
+        facts = []
+        if info.iri_templates:
+            facts.append(("IRIs TrustGraph mints", ", ".join(f"`{t}`" for t in info.iri_templates)))
+        if info.stored_in:
+            facts.append(("Stored in", ", ".join(self.link(g, src) for g in info.stored_in)))
+        if info.mixin_for:
+            facts.append(("Mixin for", ", ".join(self.link(c, src) for c in info.mixin_for)))
+        out += [f"- **{k}:** {v}" for k, v in facts]
+        if facts:
+            out.append("")
 
         out += ["## Types to assert", ""]
         must = vocab.types_to_assert(info)
         ancestors = vocab.ancestors(info.iri)
-        if must:
+        if must or info.one_of_types:
             out += [
                 "An instance asserts its own type and each of these, because consumers run no",
                 f"reasoner ([mixins without a reasoner]({rel(src, 'concepts/mixins.md')})):",
@@ -289,30 +329,71 @@ class Site:
                     why.append("superclass")
                 elif iri in ancestors:
                     why.append("ancestor")
-                if iri in info.must_assert:
+                if iri in vocab.mixins_of(info):
+                    why.append("mixin")
+                codes = sorted(info.must_assert.get(iri, ()))
+                if codes:
+                    why.append("checked by " + ", ".join(rule_link(c, src) for c in codes))
+                elif iri in info.must_assert:
                     why.append("required by the shapes")
                 out.append(f"- {self.link(iri, src)} ({', '.join(why)})")
+            for choices, codes in info.one_of_types:
+                checked = f" (checked by {', '.join(rule_link(c, src) for c in sorted(codes))})" if codes else ""
+                out.append("- exactly one of " + ", ".join(self.link(c, src) for c in choices) + checked)
         else:
             out.append("Only its own type: the ontology gives it no superclass and the shapes require no other type.")
+        conditions = vocab.conditions_for(info)
+        for condition in conditions:
+            codes = ", ".join(rule_link(c, src) for c in sorted(condition.rules))
+            out.append(
+                f"- {self.link(condition.required_type, src)} when it carries {self.link(condition.predicate, src)}"
+                + (f" (checked by {codes})" if codes else "")
+            )
+        if info.must_not_assert:
+            out += ["", "It must not assert:", ""]
+            for iri, codes in sorted(info.must_not_assert.items()):
+                checked = f" (checked by {', '.join(rule_link(c, src) for c in sorted(codes))})" if codes else ""
+                out.append(f"- {self.link(iri, src)}{checked}")
         if info.subclasses:
             out += ["", "Subclasses: " + ", ".join(self.link(c, src) for c in info.subclasses) + "."]
         out.append("")
 
+        if info.individuals:
+            out += ["## Values", "", "The ontology lists these members; a trace writes each as its notation.", ""]
+            for individual in info.individuals:
+                out += [f"### {curie(individual.iri)} {{ #{individual.name} }}", ""]
+                if individual.notation:
+                    out += [f"Written as `{individual.notation}`. " + self.linkify(individual.definition, src), ""]
+                else:
+                    out += [self.linkify(individual.definition, src), ""]
+                for heading, text in individual.notes:
+                    out += [f"**{heading}.** {self.linkify(text, src)}", ""]
+                for predicate, target in individual.links:
+                    out.append(f"- {self.link(predicate, src)} {self.link(target, src)}")
+                if individual.links:
+                    out.append("")
+
         out += ["## Predicates", ""]
-        if info.properties:
+        rows = self._predicate_rows(info, src)
+        if rows:
             out += [
                 "What the shapes say about each predicate an instance carries. *Kind* is the",
                 "kind of term the value is, *lexical form* what a literal's text must look like,",
-                "and *cardinality* how many values one instance has.",
+                "and *cardinality* how many values one instance has (*any*: the shapes do not",
+                "count them on this class; the ontology or the value shapes name the predicate).",
                 "",
             ]
-            out += self._predicate_rows(info, src)
+            out += rows
         else:
-            out.append("The shapes constrain no predicate on this class itself.")
-        inherited = [c for c in vocab.types_to_assert(info) if c in vocab.classes and vocab.classes[c].properties]
-        for other in inherited:
-            out += ["", f"### From {curie(other)}", "", f"An instance is also a {self.link(other, src)}, so these apply too:", ""]
-            out += self._predicate_rows(vocab.classes[other], src)
+            out.append("The shapes and the ontology give this class no predicate of its own.")
+        shown = set(info.properties)
+        for other in vocab.types_to_assert(info):
+            if other in vocab.classes:
+                inherited = self._predicate_rows(vocab.classes[other], src, skip=shown)
+                if inherited:
+                    out += ["", f"### From {curie(other)}", "", f"An instance is also a {self.link(other, src)}, so these apply too:", ""]
+                    out += inherited
+                    shown |= set(vocab.classes[other].properties)
         out.append("")
 
         out += ["## Derivation", ""]
@@ -324,10 +405,7 @@ class Site:
             out += ["Rules whose shapes target this class:", ""]
             for code in info.rules:
                 rule = vocab.rules[code]
-                out.append(
-                    f"- [{code}]({rel(src, 'rules/index.md#' + code.lower())}) {rule.name} "
-                    f"({rule.severity}, {rule.family}): {self.linkify(rule.message, src)}"
-                )
+                out.append(f"- {rule_link(code, src)} {rule.name} ({rule.severity}, {rule.family}): {self.linkify(cell(rule.message), src)}")
         else:
             out.append("No rule targets this class directly.")
         out.append("")
@@ -341,8 +419,7 @@ class Site:
         parents, children = info.derives_from, info.derived_by
         observed_parents, observed_children = self._observed_derivations(info.iri)
         if parents or children:
-            out.append("From the shapes: the `prov:wasDerivedFrom` links an instance may have.")
-            out.append("")
+            out += ["From the shapes: the `prov:wasDerivedFrom` links an instance may have, and the", "classes that may derive from it.", ""]
             out.append(
                 self.diagram(
                     f"derivation-{info.name}",
@@ -350,7 +427,7 @@ class Site:
                         info.iri,
                         parents,
                         children,
-                        label_of=lambda iri: curie(iri),
+                        label_of=curie,
                         page_of=lambda iri: rel_html(src, self.term_src(iri)) if self.term_src(iri) else None,
                     ),
                 )
@@ -361,13 +438,13 @@ class Site:
             if children:
                 out.append("- **Derived from by:** " + ", ".join(self.link(c, src) for c in children))
         else:
-            out.append("The shapes do not constrain what this class derives from, or what derives from it.")
+            out.append("The shapes do not constrain what this class derives from, and no shape lets another class derive from it.")
         if observed_parents or observed_children:
             out += ["", "In the example traces:", ""]
             if observed_parents:
-                out.append("- derives from " + ", ".join(self.link(p, src) for p in observed_parents))
+                out.append("- it derives from " + ", ".join(self.link(p, src) for p in observed_parents))
             if observed_children:
-                out.append("- is derived from by " + ", ".join(self.link(c, src) for c in observed_children))
+                out.append("- " + ", ".join(self.link(c, src) for c in observed_children) + " derive from it")
         return out
 
     def _observed_derivations(self, cls: str) -> tuple[list[str], list[str]]:
@@ -398,6 +475,8 @@ class Site:
             if pattern is not None:
                 where += f", the [{pattern.title}]({rel(src, pattern.page)}) example"
             return [f"An instance from {where}:", "", fenced(turtle, "turtle")]
+        if info.individuals:
+            return ["The members listed above are this class's instances; traces write their notations."]
         return ["No example trace has an instance of this class."]
 
     # -- predicates ---------------------------------------------------------------
@@ -408,77 +487,97 @@ class Site:
         out = [
             "# Predicates",
             "",
-            "Every predicate of the TrustGraph ontology, and the predicates of other",
-            "vocabularies that the shapes check. Domain and range are the ontology's;",
+            "Every predicate of the TrustGraph ontology, its datatypes, and the predicates of",
+            "other vocabularies that the shapes check. Domain and range are the ontology's;",
             "*constrained on* lists the classes whose shapes say how the predicate is used",
-            "there (see each class page for kind, lexical form and cardinality).",
+            "there (each class page gives kind, lexical form and cardinality).",
             "",
-            "| predicate | kind | constrained on |",
-            "|---|---|---|",
+            "| predicate | kind | domain | constrained on |",
+            "|---|---|---|---|",
         ]
         for info in vocab.predicates.values():
             used = ", ".join(self.link(c, src) for c in info.used_by) or "—"
-            out.append(f"| [`{curie(info.iri)}`](#{info.anchor}) | {info.kind} | {used} |")
+            domain = ", ".join(self.link(d, src) for d in info.domains) or "—"
+            name = f"[`{curie(info.iri)}`](#{info.anchor})" + (" (deprecated)" if info.deprecated else "")
+            out.append(f"| {name} | {info.kind} | {domain} | {used} |")
         out += ["", "## TrustGraph predicates", ""]
         for info in vocab.predicates.values():
             out += [f"### {curie(info.iri)} {{ #{info.anchor} }}", ""]
             if info.deprecated:
-                out += ["**Deprecated.**", ""]
+                replaced = ", ".join(self.link(r, src) for r in info.replaced_by)
+                out += ["**Deprecated.**" + (f" Replaced by {replaced}." if replaced else ""), ""]
             out += [self.linkify(info.definition, src) or "*The ontology gives no definition.*", ""]
+            out += self.notes(info, src)
             facts = [("Label", info.label), ("Kind", info.kind), ("IRI", f"`{info.iri}`")]
             if info.domains:
                 facts.append(("Domain", ", ".join(self.link(d, src) for d in info.domains)))
             if info.ranges:
                 facts.append(("Range", ", ".join(self.link(r, src) for r in info.ranges)))
+            value = vocab.value_constraints.get(info.iri)
+            if value is not None and (value.patterns or value.kinds):
+                form = sorted(value.kinds) + [f"matching `{p}`" for p in sorted(value.patterns)]
+                facts.append(("Value, wherever it is used", ", ".join(form)))
             if info.used_by:
                 facts.append(("Constrained on", ", ".join(self.link(c, src) for c in info.used_by)))
             if info.rules:
-                facts.append(
-                    ("Rules", ", ".join(f"[{c}]({rel(src, 'rules/index.md#' + c.lower())})" for c in info.rules))
-                )
+                facts.append(("Rules", ", ".join(rule_link(c, src) for c in info.rules)))
             out += [f"- **{k}:** {v}" for k, v in facts] + [""]
+        if vocab.datatypes:
+            out += ["## Datatypes", "", "How the ontology describes the plain-string numbers TrustGraph writes.", ""]
+            for info in vocab.datatypes.values():
+                out += [f"### {curie(info.iri)} {{ #{info.anchor} }}", "", self.linkify(info.definition, src), ""]
+                out += self.notes(info, src)
+                if info.members:
+                    out += ["- **Any of:** " + "; ".join(info.members)]
+                if info.examples:
+                    out += ["- **Examples:** " + ", ".join(f"`{e}`" for e in info.examples)]
+                used = [p.iri for p in vocab.predicates.values() if info.iri in p.ranges]
+                if used:
+                    out += ["- **Range of:** " + ", ".join(self.link(p, src) for p in used)]
+                out.append("")
         external = self.external_predicates()
         if external:
             out += ["## From other vocabularies", "", "Not defined here, but checked by the shapes:", ""]
             for iri in external:
-                used = [c.iri for c in vocab.classes.values() if iri in c.properties]
-                out += [
-                    f"### {curie(iri)} {{ #{self.external_anchor(iri)} }}",
-                    "",
-                    f"- **IRI:** `{iri}`",
-                    "- **Constrained on:** " + ", ".join(self.link(c, src) for c in used),
-                    "",
-                ]
+                used = [c.iri for c in vocab.classes.values() if iri in c.properties and c.properties[iri].constrained]
+                rules = sorted({code for code, preds in vocab.rule_predicates.items() if iri in preds})
+                out += [f"### {curie(iri)} {{ #{self.external_anchor(iri)} }}", "", f"- **IRI:** `{iri}`"]
+                if used:
+                    out.append("- **Constrained on:** " + ", ".join(self.link(c, src) for c in used))
+                if rules:
+                    out.append("- **Rules:** " + ", ".join(rule_link(c, src) for c in rules))
+                out.append("")
         return "\n".join(out) + "\n"
 
     # -- namespaces and downloads ----------------------------------------------------
 
     def namespaces_page(self) -> str:
-        from .traces import TURTLE_PREFIXES
-
+        src = "namespaces.md"
         meta = self.vocab.metadata
-        out = ["# Namespaces and downloads", ""]
-        out += [
-            f"The ontology is `{meta['iri']}`"
-            + (f", version {meta['version']}" if meta["version"] else "")
-            + f": {len(self.vocab.classes)} classes and {len(self.vocab.predicates)} predicates"
-            + f" in the namespace `{TG}`.",
-            "",
-        ]
+        vocab = self.vocab
+        out = ["# Namespaces and downloads", "", f"**{meta['label']}**" + (f", version {meta['version']}" if meta["version"] else "") + ".", ""]
         if meta["comment"]:
-            out += [self.linkify(meta["comment"], "namespaces.md"), ""]
+            out += [self.linkify(meta["comment"], src), ""]
+        out += [
+            f"- **Ontology IRI:** `{meta['iri']}`",
+            f"- **Namespace:** `{TG}` (prefix `tg:`)",
+            f"- **Terms:** {len(vocab.classes)} classes, {len(vocab.predicates)} predicates, "
+            f"{len(vocab.datatypes)} datatypes, {len(vocab.individuals)} named values",
+        ]
+        if meta.get("version_iri"):
+            out.append(f"- **Version IRI:** `{meta['version_iri']}`")
+        out.append("")
+        if meta["changes"]:
+            out += [f"**Changes.** {self.linkify(meta['changes'], src)}", ""]
         out += ["## Prefixes", "", "The prefixes this site and the linter's messages use:", "", "| prefix | namespace |", "|---|---|"]
-        from tgtrace.explain import PREFIXES
-
         for prefix, namespace in {**TURTLE_PREFIXES, **PREFIXES}.items():
             out.append(f"| `{prefix}:` | `{namespace}` |")
-        out += ["", "## Downloads", "", "The ontology, as the linter loads it:", ""]
+        out += ["", "## Downloads", "", "The ontology, as the linter loads it, in four syntaxes:", ""]
         names = {".ttl": "Turtle", ".nt": "N-Triples", ".rdf": "RDF/XML", ".jsonld": "JSON-LD"}
         for path, data in self.downloads().items():
-            suffix = Path(path).suffix
             if path.startswith("downloads/trustgraph"):
-                out.append(f"- [{Path(path).name}]({path}) ({names[suffix]}, {len(data):,} bytes)")
-        out += ["", "The SHACL shapes (Turtle), one file per module:", ""]
+                out.append(f"- [{Path(path).name}]({path}) ({names[Path(path).suffix]}, {len(data):,} bytes)")
+        out += ["", "The SHACL shapes (Turtle), one file per module; the linter loads them all:", ""]
         for path, data in self.downloads().items():
             if path.startswith("downloads/shapes/"):
                 out.append(f"- [{Path(path).name}]({path}) ({len(data):,} bytes)")
@@ -495,38 +594,53 @@ class Site:
             "page draws the chain from a real trace under `examples/`, lists its entities",
             "in the order they were emitted, and shows the trace in Turtle.",
             "",
-            "| pattern | example | entities | triples |",
-            "|---|---|---|---|",
+            "| pattern | example | entities | triples | other examples of it |",
+            "|---|---|---|---|---|",
         ]
         for pattern in PATTERNS:
             trace = self.pattern_examples[pattern.slug]
+            others = ", ".join(f"`{t.name}`" for t in candidates(pattern, self.traces) if t is not trace) or "—"
             out.append(
                 f"| [{pattern.title}]({rel(src, pattern.page)}) | `examples/{trace.name}` "
-                f"| {len(trace.types)} | {len(trace.quads)} |"
+                f"| {len(trace.types)} | {len(trace.quads)} | {others} |"
             )
         return "\n".join(out) + "\n"
 
-    def pattern_section(self, slug: str, src: str) -> str:
+    def _trace_for(self, slug: str, src: str, stem: str | None = None) -> tuple[Pattern, Trace]:
         pattern = next((p for p in PATTERNS if p.slug == slug), None)
         if pattern is None:
             raise SiteError(f"{src}: unknown pattern {slug!r}")
-        trace = self.pattern_examples[slug]
+        if stem is None:
+            return pattern, self.pattern_examples[slug]
+        trace = next((t for t in self.traces if t.stem == stem), None)
+        if trace is None:
+            raise SiteError(f"{src}: no example examples/{stem}.nq")
+        if not pattern.matches(trace):
+            raise SiteError(f"{src}: examples/{trace.name} does not show the {pattern.title} pattern")
+        return pattern, trace
+
+    def chain_diagram(self, pattern: Pattern, trace: Trace, src: str) -> str:
+        return self.diagram(
+            f"pattern-{pattern.slug}-{trace.stem}",
+            diagrams.trace_diagram(
+                trace,
+                self.specific,
+                lambda iri: rel_html(src, self.term_src(iri)) if iri in self.vocab.classes else None,
+                f"{pattern.title}: examples/{trace.name}",
+            ),
+        )
+
+    def pattern_section(self, slug: str, src: str) -> str:
+        pattern, trace = self._trace_for(slug, src)
         out = [
             "## The chain",
             "",
             f"Drawn from `examples/{trace.name}`. Solid arrows are `prov:wasDerivedFrom`,",
             "pointing from each entity back to the one it was made from; dashed arrows are",
-            "other links between entities. Each box links to its class.",
+            "other links between entities. Boxes are numbered in emission order and link to",
+            "their class.",
             "",
-            self.diagram(
-                f"pattern-{slug}",
-                diagrams.trace_diagram(
-                    trace,
-                    self.specific,
-                    lambda iri: rel_html(src, self.term_src(iri)) if iri in self.vocab.classes else None,
-                    pattern.title,
-                ),
-            ),
+            self.chain_diagram(pattern, trace, src),
             "",
             "## The entities in order",
             "",
@@ -538,9 +652,7 @@ class Site:
         numbers = {node: i for i, node in enumerate(trace.types, 1)}
         for node, types in trace.types.items():
             parents = ", ".join(f"{numbers[p]}" for p in trace.parents(node) if p in numbers) or "—"
-            out.append(
-                f"| {numbers[node]} | {', '.join(self.link(t, src) for t in types)} | {parents} | `{cell(node)}` |"
-            )
+            out.append(f"| {numbers[node]} | {', '.join(self.link(t, src) for t in types)} | {parents} | `{cell(node)}` |")
         out += ["", "## The example trace", ""]
         for graph in trace.graphs:
             name = f"`{graph}`" if graph else "the default graph (the extracted knowledge)"
@@ -579,26 +691,33 @@ class Site:
     def rule_entry(self, rule, src: str, lint=None, render=None) -> list[str]:
         out = [f"### {rule.code} {rule.name} {{ #{rule.code.lower()} }}", ""]
         out += [self.linkify("\n".join(explain_body(rule)), src)]
+        scope = self.vocab.rule_scopes.get(rule.code, [])
+        if scope and not rule.targets:
+            subjects = [self.link(p, src) for kind, p in scope if kind == "subject"]
+            objects = [self.link(p, src) for kind, p in scope if kind == "object"]
+            parts = []
+            if subjects:
+                parts.append("every node that has " + ", ".join(subjects))
+            if objects:
+                parts.append("every value of " + ", ".join(objects))
+            out += ["", "It checks " + "; ".join(parts) + ", whatever its type."]
         out += ["", "#### Failing example", ""]
         if rule.fault is None:
-            out += ["This rule has no failing example: the shapes record no change to a real trace that makes it fire.", ""]
+            out += ["This rule has no failing example yet: the shapes record no change to a real trace that makes it fire.", ""]
             return out
         example = faults.build_example(rule, self.examples_dir, lint=lint, render=render)
-        focus = f"`{example.focus}`"
         out += [
             f"Take the real trace `examples/{example.trace}` and apply this SPARQL Update:",
             "",
             fenced(example.update, "sparql"),
             "",
-            "**Fixed**, as TrustGraph emits it"
-            + (" (highlighted: what the update removes)" if example.fixed_marks else "")
-            + ":",
+            "**Fixed**, as TrustGraph emits it" + (" (highlighted: what the update removes)" if example.fixed_marks else "") + ":",
             "",
             fenced(example.fixed, "turtle", example.fixed_marks),
             "",
             "**Failing**, after the update"
             + (" (highlighted: what it adds)" if example.failing_marks else "")
-            + f"; {rule.code} reports {focus}:",
+            + f"; {rule.code} reports `{example.focus}`:",
             "",
             fenced(example.failing, "turtle", example.failing_marks),
             "",
@@ -611,51 +730,76 @@ class Site:
 
     def expand(self, markdown: str, src: str) -> str:
         def replace(match):
-            name, args = match.group(1), match.group(2).split()
-            return self.directive(name, args, src)
+            return self.directive(match.group(1), match.group(2).split(), src)
 
         return _DIRECTIVE.sub(replace, markdown)
 
     def directive(self, name: str, args: list[str], src: str) -> str:
         options = dict(a.split("=", 1) for a in args if "=" in a)
         positional = [a for a in args if "=" not in a]
+        vocab = self.vocab
         if name == "pattern":
             return self.pattern_section(positional[0], src)
+        if name == "chain":
+            # A second example of a pattern, drawn only: <!-- tgdocs:chain SLUG STEM -->
+            pattern, trace = self._trace_for(positional[0], src, positional[1])
+            return f"Drawn from `examples/{trace.name}`:\n\n" + self.chain_diagram(pattern, trace, src)
         if name == "families":
             lines = []
             for family in FAMILIES:
-                codes = [r.code for r in self.vocab.rules.values() if r.family == family]
-                listed = ", ".join(f"[{c}]({rel(src, 'rules/index.md#' + c.lower())})" for c in codes) or "none yet"
-                lines.append(
-                    f"- [**{family}**]({rel(src, 'rules/index.md#family-' + family)}): "
-                    f"{self.linkify(FAMILY_TEXT[family], src)} ({listed})"
-                )
+                codes = [r.code for r in vocab.rules.values() if r.family == family]
+                listed = ", ".join(rule_link(c, src) for c in codes) or "none yet"
+                lines.append(f"- [**{family}**]({rel(src, 'rules/index.md#family-' + family)}): {self.linkify(FAMILY_TEXT[family], src)} ({listed})")
             return "\n".join(lines)
         if name == "rules":
             family = options.get("family")
-            chosen = [r for r in self.vocab.rules.values() if family is None or r.family == family]
+            chosen = [r for r in vocab.rules.values() if family is None or r.family == family]
             if not chosen:
                 return "No rule in this family yet."
-            return "\n".join(
-                f"- [{r.code}]({rel(src, 'rules/index.md#' + r.code.lower())}) {r.name}: {self.linkify(r.message, src)}"
-                for r in chosen
-            )
+            return "\n".join(f"- {rule_link(r.code, src)} {r.name}: {self.linkify(r.message, src)}" for r in chosen)
         if name == "mixin-table":
-            rows = ["| class | asserts also | why |", "|---|---|---|"]
-            for info in self.vocab.classes.values():
-                wanted = self.vocab.types_to_assert(info)
-                if not wanted:
-                    continue
-                why = []
-                for iri in wanted:
-                    reason = "shapes" if iri in info.must_assert else "superclass"
-                    why.append(f"{curie(iri)}: {reason}")
-                rows.append(
-                    f"| {self.link(info.iri, src)} | {', '.join(self.link(w, src) for w in wanted)} | {'; '.join(why)} |"
-                )
+            rows = ["| class | also asserts | must not assert |", "|---|---|---|"]
+            for info in vocab.classes.values():
+                wanted = [self.link(w, src) for w in vocab.types_to_assert(info)]
+                wanted += ["one of " + " / ".join(self.link(c, src) for c in choices) for choices, _ in info.one_of_types]
+                wanted += [
+                    f"{self.link(c.required_type, src)} when it has {self.link(c.predicate, src)}" for c in vocab.conditions_for(info)
+                ]
+                banned = [self.link(t, src) for t in sorted(info.must_not_assert)]
+                if wanted or banned:
+                    rows.append(f"| {self.link(info.iri, src)} | {', '.join(wanted) or '—'} | {', '.join(banned) or '—'} |")
+            return "\n".join(rows)
+        if name == "mixins":
+            lines = []
+            for info in vocab.classes.values():
+                if info.mixin_for:
+                    lines.append(
+                        f"- {self.link(info.iri, src)}: {self.linkify(info.definition, src)} Mixin for "
+                        + ", ".join(self.link(c, src) for c in info.mixin_for)
+                        + "."
+                    )
+            return "\n".join(lines) or "The ontology declares no mixin."
+        if name == "uri-table":
+            rows = ["| class | IRI template |", "|---|---|"]
+            for info in vocab.classes.values():
+                for template in info.iri_templates:
+                    rows.append(f"| {self.link(info.iri, src)} | `{template}` |")
+            return "\n".join(rows)
+        if name == "graphs":
+            stored = {g for c in vocab.classes.values() for g in c.stored_in}
+            graph_class = next((c for c in vocab.classes.values() if any(i.iri in stored for i in c.individuals)), None)
+            if graph_class is None:
+                raise SiteError(f"{src}: the ontology names no graph classes are stored in (tg:storedIn)")
+            rows = ["| graph | name in a dataset | holds |", "|---|---|---|"]
+            for individual in graph_class.individuals:
+                stored = [self.link(c.iri, src) for c in vocab.classes.values() if individual.iri in c.stored_in]
+                holds = self.linkify(individual.definition, src)
+                if stored:
+                    holds += " Classes stored there: " + ", ".join(stored) + "."
+                rows.append(f"| {self.link(individual.iri, src)} | {f'`{individual.notation}`' if individual.notation else '(unnamed)'} | {holds} |")
             return "\n".join(rows)
         if name == "explain-event":
-            found = first_explain_event(self.examples_dir, TG + "GraphRagQuestion")
+            found = first_explain_event(self.examples_dir, TG + options.get("type", "GraphRagQuestion"))
             if found is None:
                 raise SiteError(f"{src}: no explain-event recording (*.jsonl) under examples/")
             file_name, event = found
@@ -671,9 +815,8 @@ def explain_body(rule) -> list[str]:
     """
     from tgtrace.explain import explain_rule
 
-    lines = explain_rule(rule).splitlines()
     out, skipping = [], False
-    for line in lines:
+    for line in explain_rule(rule).splitlines():
         if line.startswith("# "):
             continue
         if line.startswith("## "):
@@ -695,17 +838,11 @@ def cli_page(main) -> str:
     """The command's own help, for the group and each subcommand."""
     import click
 
-    out = [
-        "# Command line",
-        "",
-        "The help of each command, exactly as `tg-trace` prints it.",
-        "",
-    ]
+    out = ["# Command line", "", "The help of each command, exactly as `tg-trace` prints it.", ""]
     root = click.Context(main, info_name="tg-trace", terminal_width=88, max_content_width=88)
     out += ["## tg-trace { #tg-trace }", "", fenced(main.get_help(root), "text"), ""]
-    commands = getattr(main, "commands", {})
-    for name in sorted(commands):
-        command = commands[name]
+    for name in sorted(getattr(main, "commands", {})):
+        command = main.commands[name]
         if getattr(command, "hidden", False):
             continue
         ctx = click.Context(command, info_name=name, parent=root, terminal_width=88, max_content_width=88)

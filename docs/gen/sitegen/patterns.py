@@ -19,9 +19,9 @@ class Pattern:
     slug: str
     title: str
     matches: Callable[[Trace], bool]
-    # Words an example's file name may contain; only used to prefer one of
-    # several traces that all match.
-    hints: tuple[str, ...]
+    # Examples (file stems) that show the pattern best, first choice first. A
+    # preferred example is still checked against ``matches``.
+    prefer: tuple[str, ...]
 
     @property
     def page(self) -> str:
@@ -68,24 +68,25 @@ def _extraction(trace: Trace) -> bool:
 
 
 PATTERNS = (
-    Pattern("graphrag", "GraphRAG", _rag("GraphRagQuestion"), ("graphrag", "graph-rag", "graph_rag")),
-    Pattern("document-rag", "Document RAG", _rag("DocRagQuestion"), ("docrag", "document-rag", "doc-rag", "document_rag")),
-    Pattern("react", "ReAct", _react, ("react",)),
-    Pattern("plan-then-execute", "Plan-then-execute", lambda t: _agent_only(t, has="Plan"), ("plan",)),
+    Pattern("graphrag", "GraphRAG", _rag("GraphRagQuestion"), ("graph-rag",)),
+    Pattern("document-rag", "Document RAG", _rag("DocRagQuestion"), ("document-rag-reranked", "document-rag")),
+    Pattern("react", "ReAct", _react, ("orchestrator-react-multi-iteration",)),
+    Pattern("plan-then-execute", "Plan-then-execute", lambda t: _agent_only(t, has="Plan"), ("plan-then-execute",)),
     Pattern("supervisor", "Supervisor", lambda t: _agent_only(t, has="Decomposition"), ("supervisor",)),
-    Pattern("sub-traces", "Sub-traces", _sub_trace, ("sub", "nested")),
-    Pattern("extraction-provenance", "Extraction provenance", _extraction, ("extraction", "source", "ingest")),
+    Pattern("sub-traces", "Sub-traces", _sub_trace, ("orchestrator-react-graphrag-tool",)),
+    Pattern("extraction-provenance", "Extraction provenance", _extraction, ("extraction",)),
 )
 
 
+def candidates(pattern: Pattern, traces: list[Trace]) -> list[Trace]:
+    return [t for t in traces if pattern.matches(t)]
+
+
 def choose_example(pattern: Pattern, traces: list[Trace]) -> Trace | None:
-    """The trace that shows a pattern best: a matching one, named for it if possible, else the smallest."""
-    candidates = [t for t in traces if pattern.matches(t)]
-    if not candidates:
-        return None
-
-    def rank(trace: Trace):
-        named = any(hint in trace.stem.lower() for hint in pattern.hints)
-        return (not named, len(trace.quads), trace.name)
-
-    return min(candidates, key=rank)
+    """The trace that shows a pattern: the first preferred one that matches, else the smallest match."""
+    matching = candidates(pattern, traces)
+    by_stem = {t.stem: t for t in matching}
+    for stem in pattern.prefer:
+        if stem in by_stem:
+            return by_stem[stem]
+    return min(matching, key=lambda t: (len(t.quads), t.name)) if matching else None

@@ -107,7 +107,7 @@ def iri_tail(iri: str) -> str:
     return iri.rsplit("/", 1)[-1] if "/" in iri else iri
 
 
-@dataclass
+@dataclass(eq=False)  # identity: one object per example file
 class Trace:
     """One example file: its quads in file order, and the entities they describe."""
 

@@ -138,7 +138,8 @@ def check(quads: Iterable[ox.Quad]) -> list[tuple]:
     codes = rule_codes()
     sh = rdflib.Namespace(SH)
     hits = []
-    for result in results.subjects(RDF.type, sh.ValidationResult):
+    # Only the report's own results: pySHACL also nests the inner shapes' results as sh:detail.
+    for result in results.objects(None, sh.result):
         constraint = results.value(result, sh.sourceConstraint)
         shape = results.value(result, sh.sourceShape)
         code = codes.get(constraint) or codes.get(shape)

@@ -10,6 +10,11 @@ from ..model import Report
 FORMATS = {
     "text": "text",
     "json": "json",
+    "sarif": "sarif",
+    "junit": "junit",
+    "github": "github",
+    # The Markdown summary --summary writes, also printable on its own.
+    "markdown": "summary",
 }
 
 

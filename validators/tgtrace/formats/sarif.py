@@ -70,9 +70,11 @@ def _location(finding: Finding) -> dict:
     location: dict = {}
     path = relative_path(finding.file)
     if path is not None:
-        physical: dict = {"artifactLocation": {"uri": _file_uri(path)}}
-        if not Path(path).is_absolute():
-            physical["artifactLocation"]["uriBaseId"] = "%SRCROOT%"
+        if Path(path).is_absolute():
+            # Outside the working tree: an absolute file URI, as the spec asks.
+            physical: dict = {"artifactLocation": {"uri": Path(path).as_uri()}}
+        else:
+            physical = {"artifactLocation": {"uri": _file_uri(path), "uriBaseId": "%SRCROOT%"}}
         if finding.line:
             physical["region"] = {"startLine": finding.line}
         location["physicalLocation"] = physical

@@ -1,0 +1,182 @@
+"""The one entry point every face (CLI, pytest plugin, Python API) calls."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Sequence
+
+import pyoxigraph as ox
+
+from . import traces
+from .loaders import Input, load
+from .model import Finding, Report, Severity
+from .namespaces import RDF_TYPE
+from .rules import Rule, all_rules, get_rule
+
+
+def select_rules(select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> set[str]:
+    """Rule codes left after --select and --ignore. Codes, prefixes ("C0") or families."""
+    rules = all_rules()
+
+    def expand(spec: str) -> set[str]:
+        spec = spec.strip()
+        if spec.upper() == "ALL":
+            return set(rules)
+        if spec.lower() in {r.family for r in rules.values()}:
+            return {c for c, r in rules.items() if r.family == spec.lower()}
+        matched = {c for c in rules if c.startswith(spec.upper())}
+        if not matched:
+            get_rule(spec)  # raises UnknownRule naming it
+        return matched
+
+    chosen = set(rules) if not select else set().union(*(expand(s) for s in select))
+    for spec in ignore or ():
+        chosen -= expand(spec)
+    return chosen
+
+
+def _message(rule: Rule, path: str | None, value) -> str:
+    text = rule.message
+    if "{?value}" in text:
+        text = text.replace("{?value}", traces.iri(value) if value is not None else "(none)")
+    if "{?path}" in text:
+        text = text.replace("{?path}", path or "(none)")
+    return text
+
+
+def lint_input(
+    source: Input,
+    engine: str = "fast",
+    codes: set[str] | None = None,
+    severities: dict[str, Severity] | None = None,
+) -> tuple[list[Finding], dict, int, Counter]:
+    """Findings of one input, the traces it holds, its triple count and the terms it used."""
+    from .engines import fast, shacl
+
+    rules = all_rules()
+    trace_index = traces.TraceIndex()
+    used: Counter = Counter()
+    count = 0
+    add_trace = trace_index.add
+    if engine == "fast":
+        index = fast.new_index()
+        add = index.add
+        for quad in source.quads():
+            s, p, o = quad.subject, quad.predicate.value, quad.object
+            add(s, p, o)
+            add_trace(s, p, o)
+            count += 1
+        hits = fast.check_index(index)
+        used = _terms_used(index)
+    elif engine == "shacl":
+        quads = list(source.quads())
+        for quad in quads:
+            add_trace(quad.subject, quad.predicate.value, quad.object)
+        count = len(quads)
+        hits = shacl.check(quads)
+        index = fast.build_index(quads)
+        used = _terms_used(index)
+    else:
+        raise ValueError(f"unknown engine {engine!r} (choose fast or shacl)")
+
+    unique = {}
+    for code, focus, path, value in hits:
+        if codes is not None and code not in codes:
+            continue
+        unique.setdefault((code, focus, path, value), None)
+    wanted = []
+    for code, focus, path, value in unique:
+        if path is not None and value is not None:
+            wanted.append((focus, ox.NamedNode(path), value))
+    lines = source.locate(wanted + [(f, None, None) for _, f, _, _ in unique]) if unique else {}
+    first_lines = _first_lines(source, {f for _, f, _, _ in unique}) if unique else {}
+    findings = []
+    for code, focus, path, value in unique:
+        rule = rules[code]
+        line = None
+        if path is not None and value is not None:
+            line = lines.get((focus, ox.NamedNode(path), value))
+        if line is None:
+            line = first_lines.get(focus)
+        root = trace_index.root_of(focus)
+        findings.append(Finding(
+            file=source.name,
+            line=line,
+            rule=code,
+            severity=(severities or {}).get(code, rule.severity),
+            family=rule.family,
+            message=_message(rule, path, value),
+            focus=traces.iri(focus),
+            trace=traces.iri(root) if root is not None else None,
+            path=path,
+            value=traces.iri(value) if value is not None else None,
+        ))
+    found_traces = {traces.iri(root): source.name for root in trace_index.roots()}
+    return findings, found_traces, count, used
+
+
+def _first_lines(source: Input, foci: set) -> dict:
+    """Line of each focus node's first triple (its rdf:type where there is one)."""
+    if source._lines is not None:
+        best: dict = {}
+        for (s, p, o), line in source._lines.items():
+            if s in foci and line is not None and (s not in best or line < best[s]):
+                best[s] = line
+        return best
+    located = source.locate([(f, ox.NamedNode(RDF_TYPE), None) for f in foci])
+    return {key[0]: line for key, line in located.items()}
+
+
+def _order(finding: Finding):
+    return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
+
+
+def _terms_used(index) -> Counter:
+    used: Counter = Counter()
+    for node, props in index.out.items():
+        for predicate, values in props.items():
+            used[predicate] += len(values)
+        for cls in index.types.get(node, ()):
+            used[cls] += 1
+    # Declarations mixed into the index are not the input's own terms.
+    from .engines.fast import program
+
+    for s, p, o in program().declarations:
+        used[p] -= 1
+        if p == RDF_TYPE:
+            used[o.value] -= 1
+    return Counter({k: v for k, v in used.items() if v > 0})
+
+
+def lint(
+    *sources,
+    engine: str = "fast",
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    severities: dict[str, Severity] | None = None,
+    fail_on: Severity | str | None = Severity.ERROR,
+    input_format: str | None = None,
+) -> Report:
+    """Lint traces.
+
+    Each source is a path (file or directory), "-" for standard input, a file
+    object, an rdflib Graph or Dataset, a list of wire-format dicts or explain
+    events, or a list of TrustGraph ``Triple`` objects. Each input is linted on
+    its own: a link to an entity in another file is reported as dangling.
+    """
+    if isinstance(fail_on, str):
+        fail_on = None if fail_on == "never" else Severity.parse(fail_on)
+    codes = select_rules(select, ignore)
+    report = Report(fail_on=fail_on)
+    used: Counter = Counter()
+    for source in sources:
+        for item in load(source, input_format):
+            findings, found, count, terms = lint_input(item, engine, codes, severities)
+            report.findings.extend(findings)
+            report.traces.update(found)
+            report.files.append(item.name)
+            report.triples += count
+            used.update(terms)
+    report.findings.sort(key=_order)
+    report.terms_used = dict(used)
+    return report
