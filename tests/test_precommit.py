@@ -128,3 +128,11 @@ def test_try_repo(tmp_path):
     result = subprocess.run([PRE_COMMIT, "try-repo", str(source), "tg-trace", "--all-files"], cwd=repo, env=env,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+    text = (repo / "graph-rag.nq").read_text()
+    (repo / "graph-rag.nq").write_text(
+        "".join(l for l in text.splitlines(keepends=True) if "<https://trustgraph.ai/ns/Answer> " not in l)
+    )
+    _git(repo, "add", ".")
+    result = subprocess.run([PRE_COMMIT, "try-repo", str(source), "tg-trace", "--all-files"], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "M001" in result.stdout, result.stdout + result.stderr

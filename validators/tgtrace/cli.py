@@ -158,7 +158,7 @@ def lint(paths, fmt, fail_on, select, ignore, engine, input_format, color, outpu
         from rich.console import Console
 
         Console(highlight=False, soft_wrap=True).print(text)
-    else:
+    elif text:
         click.echo(text, nl=not text.endswith("\n"))
 
     if summary_file:

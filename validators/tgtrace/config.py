@@ -183,9 +183,17 @@ KEYS = {
 ENGINES = ("fast", "shacl")
 
 
+def _shown(path: Path) -> str:
+    # Messages name the file as the user would: relative to where they are.
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def parse(data: dict, source: str, known: set[str] | None = None) -> Config:
-    """Validate a ``[tool.tg-trace]`` table (already parsed from TOML)."""
-    where = source
+    """Validate a ``[tool.tg-trace]`` table (already parsed from TOML) read from the file ``source``."""
+    where = _shown(Path(source))
     for key in data:
         if key not in KEYS:
             hint = difflib.get_close_matches(key, KEYS, n=1)
@@ -195,7 +203,7 @@ def parse(data: dict, source: str, known: set[str] | None = None) -> Config:
         from .rules import all_rules
 
         known = set(all_rules())
-    options: dict = {"path": source}
+    options: dict = {"path": str(Path(source).resolve())}
     if "select" in data:
         options["select"] = check_codes(data["select"], f"{where}: select", known)
     if "ignore" in data:
@@ -242,9 +250,9 @@ def _read_toml(path: Path) -> dict:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as err:
         # tomllib's message already ends with "(at line N, column M)".
-        raise ConfigError(f"{path}: invalid TOML: {err}") from None
+        raise ConfigError(f"{_shown(path)}: invalid TOML: {err}") from None
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+        raise ConfigError(f"{_shown(path)}: cannot read: {err.strerror}") from None
 
 
 def load(path: str | Path, known: set[str] | None = None) -> Config:
@@ -254,9 +262,9 @@ def load(path: str | Path, known: set[str] | None = None) -> Config:
     if path.name == PYPROJECT:
         table = data.get("tool", {}).get("tg-trace")
         if table is None:
-            raise ConfigError(f"{path}: has no [{TABLE}] table")
+            raise ConfigError(f"{_shown(path)}: has no [{TABLE}] table")
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: [{TABLE}] must be a table")
+            raise ConfigError(f"{_shown(path)}: [{TABLE}] must be a table")
         return parse(table, str(path), known)
     return parse(data, str(path), known)
 

@@ -187,13 +187,32 @@ def _owner(graph, node, depth: int = 8) -> str:
     return "an anonymous node"
 
 
+def _list_owner(graph, cell):
+    """(node, predicate) holding the RDF list that ``cell`` belongs to."""
+    import rdflib
+
+    seen = set()
+    while cell not in seen:
+        seen.add(cell)
+        previous = next(graph.subjects(rdflib.RDF.rest, cell), None)
+        if previous is None:
+            break
+        cell = previous
+    for subject, predicate in graph.subject_predicates(cell):
+        return subject, predicate
+    return cell, None
+
+
 def shape_terms(shapes) -> dict[str, str]:
     """Every ``tg:`` term the shapes graph uses, mapped to one place it is used."""
     import rdflib
 
     used: dict[str, str] = {}
     for s, p, o in shapes:
-        pname = shapes.namespace_manager.normalizeUri(p)
+        if p == rdflib.RDF.first:
+            # A list member (sh:in, sh:or, a path sequence): name the list's owner.
+            s, p = _list_owner(shapes, s)
+        pname = shapes.namespace_manager.normalizeUri(p) if p is not None else "a list"
         if isinstance(o, rdflib.URIRef) and str(o).startswith(TG) and str(o) != TG:
             where = s if isinstance(s, rdflib.URIRef) else None
             owner = shapes.namespace_manager.normalizeUri(where) if where else _owner(shapes, s)

@@ -59,7 +59,7 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
     Derivations are drawn from the older entity down to the newer, with the
     arrow pointing back the way ``prov:wasDerivedFrom`` points.
     """
-    ids = {node: f"n{i}" for i, node in enumerate(trace.types)}
+    ids = {node: f"n{i}" for i, node in enumerate(trace.chain_order)}
     lines = [
         "digraph trace {",
         f"  graph {_attrs({'rankdir': 'TB', 'fontname': FONT, 'tooltip': title, 'bgcolor': 'transparent', 'nodesep': '0.3', 'ranksep': '0.35'})};",
@@ -67,10 +67,11 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
         f"  edge {_attrs({'fontname': FONT, 'fontsize': '9', 'color': '#455a64', 'fontcolor': '#455a64'})};",
     ]
     derived_nodes = {s for s, p, o in trace.links if p == DERIVED}
-    for number, (node, types) in enumerate(trace.types.items(), 1):
+    for number, node in enumerate(trace.chain_order, 1):
+        types = trace.types[node]
         names = [t.rsplit("/", 1)[-1].rsplit("#", 1)[-1] for t in short_types(types, specific)]
         tail = iri_tail(node)
-        # Numbered as in the page's table of entities, which lists them in emission order.
+        # Numbered as in the page's table of entities.
         label = f"{number}. " + " · ".join(names) + (f"\n{tail}" if tail and len(tail) <= 40 else "")
         if PROV_ENTITY in types or node in derived_nodes:
             style = dict(STEP)

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from tgtrace import resources
 from tgtrace.explain import PREFIXES, curie
 from tgtrace.rules import FAMILIES
@@ -95,6 +97,32 @@ class Site:
         self.examples_dir = self.root / "examples"
         self.traces = load_examples(self.examples_dir)
         self.pattern_examples: dict[str, Trace | None] = {p.slug: choose_example(p, self.traces) for p in PATTERNS}
+        self._add_observed_predicates()
+
+    def _add_observed_predicates(self) -> None:
+        """List on each class page the predicates its instances carry in the examples.
+
+        Predicates whose domain is a broad class (prov:Entity: token counts, the
+        LLM model) are not named by any one class's shapes or domain; the examples
+        show which classes carry them. Their rows say only what the value shapes say.
+        """
+        from tgtrace.namespaces import RDF_TYPE
+
+        for trace in self.traces:
+            for quad in trace.quads:
+                predicate = quad.predicate.value
+                if predicate == RDF_TYPE or not isinstance(quad.subject, ox.NamedNode):
+                    continue
+                for cls in trace.types.get(quad.subject.value, []):
+                    info = self.vocab.classes.get(cls)
+                    if info is None or predicate in info.properties or info.mixin_for:
+                        continue
+                    if predicate not in self.vocab.predicates and predicate not in self.vocab.value_constraints:
+                        continue
+                    use = PropertyUse(path=predicate, constrained=False)
+                    if predicate in self.vocab.value_constraints:
+                        use.merge_values(self.vocab.value_constraints[predicate])
+                    info.properties[predicate] = use
 
     # -- links ------------------------------------------------------------
 
@@ -448,15 +476,17 @@ class Site:
         return out
 
     def _observed_derivations(self, cls: str) -> tuple[list[str], list[str]]:
+        # Mixins are named through the main class that carries them.
+        mixins = {c.iri for c in self.vocab.classes.values() if c.mixin_for}
         parents, children = set(), set()
         for trace in self.traces:
             for s, p, o in trace.links:
                 if p != DERIVED:
                     continue
                 if cls in trace.types.get(s, []):
-                    parents |= {t for t in self.specific(trace.types.get(o, [])) if t in self.vocab.classes}
+                    parents |= {t for t in self.specific(trace.types.get(o, [])) if t in self.vocab.classes and t not in mixins}
                 if cls in trace.types.get(o, []):
-                    children |= {t for t in self.specific(trace.types.get(s, [])) if t in self.vocab.classes}
+                    children |= {t for t in self.specific(trace.types.get(s, [])) if t in self.vocab.classes and t not in mixins}
         return sorted(parents, key=curie), sorted(children, key=curie)
 
     def _ordered_traces(self) -> list[Trace]:
@@ -644,13 +674,16 @@ class Site:
             "",
             "## The entities in order",
             "",
-            "As the service emitted them:",
+            "Each entity after the one it derives from (a detail after the entity that links",
+            "to it); entities that do not depend on each other keep the order the service",
+            "emitted them in.",
             "",
             "| # | types | derives from | IRI |",
             "|---|---|---|---|",
         ]
-        numbers = {node: i for i, node in enumerate(trace.types, 1)}
-        for node, types in trace.types.items():
+        numbers = {node: i for i, node in enumerate(trace.chain_order, 1)}
+        for node in trace.chain_order:
+            types = trace.types[node]
             parents = ", ".join(f"{numbers[p]}" for p in trace.parents(node) if p in numbers) or "—"
             out.append(f"| {numbers[node]} | {', '.join(self.link(t, src) for t in types)} | {parents} | `{cell(node)}` |")
         out += ["", "## The example trace", ""]

@@ -152,6 +152,26 @@ class Trace:
                     found[quad.subject.value].append(quad.object.value)
         return found
 
+    @cached_property
+    def chain_order(self) -> list[str]:
+        """Entities with each one after those it derives from (or is linked from), else in emission order."""
+        emitted = list(self.types)
+        before: dict[str, set[str]] = {node: set() for node in emitted}
+        for s, p, o in self.links:
+            if p == DERIVED:
+                before[s].add(o)  # a derived entity comes after its source
+            else:
+                before[o].add(s)  # a detail comes after the entity that points to it
+        ordered: list[str] = []
+        placed: set[str] = set()
+        while len(ordered) < len(emitted):
+            ready = [n for n in emitted if n not in placed and before[n] <= placed]
+            # A cycle (which a rule reports) must not hang the page: take the next in emission order.
+            node = ready[0] if ready else next(n for n in emitted if n not in placed)
+            ordered.append(node)
+            placed.add(node)
+        return ordered
+
     def instances(self, cls: str) -> list[str]:
         return [node for node, types in self.types.items() if cls in types]
 
@@ -168,6 +188,9 @@ class Trace:
             if quad.predicate.value == RDF_TYPE:
                 continue
             s, o = quad.subject, quad.object
+            # A link to itself (a Thought's tg:document is its own IRI) says nothing about the chain.
+            if s == o:
+                continue
             if isinstance(s, ox.NamedNode) and s.value in self.types and o.value in self.types:
                 edge = (s.value, quad.predicate.value, o.value)
                 if edge not in found:
@@ -205,13 +228,11 @@ def load_examples(folder: Path) -> list[Trace]:
 
 
 def first_explain_event(folder: Path, question_type: str) -> tuple[str, dict] | None:
-    """The first event of the first recording whose first event adds a Question of ``question_type``."""
-    fallback = None
+    """The first explain event, in any recording, that adds a Question of ``question_type``."""
     for path in sorted(folder.glob("*.jsonl")):
         with path.open(encoding="utf-8") as handle:
             for line in handle:
-                line = line.strip()
-                if not line:
+                if not line.strip():
                     continue
                 event = json.loads(line)
                 if event.get("message_type") != "explain":
@@ -223,7 +244,4 @@ def first_explain_event(folder: Path, question_type: str) -> tuple[str, dict] | 
                 }
                 if question_type in types:
                     return path.name, event
-                if fallback is None:
-                    fallback = (path.name, event)
-                break
-    return fallback
+    return None

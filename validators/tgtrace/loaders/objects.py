@@ -23,9 +23,8 @@ def from_object(source: Any) -> Input:
 
 
 def _name(source: Any) -> str:
-    identifier = getattr(source, "identifier", None)
-    if identifier is not None and not type(identifier).__name__ == "BNode":
-        return f"<graph {identifier}>"
+    if _is_rdflib(source):
+        return f"<{type(source).__name__}>"
     return "<objects>"
 
 

@@ -1,0 +1,18 @@
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def example_traces(suffix: str) -> list[Path]:
+    found = sorted(EXAMPLES.glob(f"*{suffix}"))
+    # A check that matched no file validates nothing: fail instead.
+    assert found, f"no example traces *{suffix} under {EXAMPLES}"
+    return found
+
+
+@pytest.fixture
+def examples_dir() -> Path:
+    return EXAMPLES

@@ -1,0 +1,104 @@
+"""Traces the real 2.11.1 emitter produces on its normal paths lint with zero errors,
+through the API and the command, in every input format, and both engines agree."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import tgtrace
+from tgtrace.model import Severity
+
+from conftest import EXAMPLES, example_traces
+
+EXPECTED_WARNINGS = {
+    # The older ReAct service (agent/react/service.py) sets no termination reason.
+    ("legacy-react-one-shot", "T004"),
+    ("legacy-react-multi-iteration", "T004"),
+    # The orchestrator raises on too many iterations and emits no Conclusion.
+    ("orchestrator-react-max-iterations", "S004"),
+}
+
+
+def stem(path) -> str:
+    return str(path).rsplit("/", 1)[-1].split(".")[0]
+
+
+@pytest.mark.parametrize("path", example_traces(".nq") + example_traces(".json") + example_traces(".jsonl"),
+                         ids=lambda p: p.name)
+def test_example_has_no_errors(path):
+    report = tgtrace.lint(path)
+    assert report.conforms
+    assert not [f for f in report if f.severity is Severity.ERROR]
+    assert {(stem(path), f.rule) for f in report} <= EXPECTED_WARNINGS
+    if stem(path) != "extraction":  # extraction provenance holds no query-time trace
+        assert report.traces, "every example holds at least one trace"
+
+
+@pytest.mark.parametrize("path", example_traces(".nq"), ids=lambda p: p.name)
+def test_engines_agree_on_examples(path):
+    fast = {(f.rule, f.focus) for f in tgtrace.lint(path, engine="fast")}
+    shacl = {(f.rule, f.focus) for f in tgtrace.lint(path, engine="shacl")}
+    assert fast == shacl
+
+
+@pytest.mark.parametrize("path", example_traces(".nq"), ids=lambda p: p.name)
+def test_wire_json_and_nquads_give_the_same_findings(path):
+    wire = path.with_suffix(".json")
+    by_nq = {(f.rule, f.focus, f.trace) for f in tgtrace.lint(path)}
+    by_json = {(f.rule, f.focus, f.trace) for f in tgtrace.lint(wire)}
+    assert by_nq == by_json
+
+
+def test_other_rdf_serializations_lint_the_same(tmp_path):
+    import pyoxigraph as ox
+
+    source = EXAMPLES / "orchestrator-react-multi-iteration.nq"
+    quads = list(ox.parse(path=str(source), format=ox.RdfFormat.N_QUADS))
+    expected = {(f.rule, f.focus) for f in tgtrace.lint(source, fail_on="never")}
+    triples = [ox.Triple(q.subject, q.predicate, q.object) for q in quads]
+    for name, fmt, items in [
+        ("trace.trig", ox.RdfFormat.TRIG, quads),
+        ("trace.nt", ox.RdfFormat.N_TRIPLES, triples),
+        ("trace.ttl", ox.RdfFormat.TURTLE, triples),
+        ("trace.jsonld", ox.RdfFormat.JSON_LD, quads),
+    ]:
+        target = tmp_path / name
+        ox.serialize(items, str(target), format=fmt)
+        got = {(f.rule, f.focus) for f in tgtrace.lint(target, fail_on="never")}
+        assert got == expected, name
+
+
+def test_python_objects_lint_like_files():
+    import rdflib
+    from trustgraph.schema import Term, Triple
+
+    source = EXAMPLES / "graph-rag.json"
+    wire = json.loads(source.read_text())
+    assert tgtrace.lint(wire).conforms and tgtrace.lint(wire).traces
+
+    def term(t):
+        if t["t"] == "i":
+            return Term(type="i", iri=t["i"])
+        if t["t"] == "l":
+            return Term(type="l", value=t["v"])
+        return Term(type="t", triple=Triple(s=term(t["tr"]["s"]), p=term(t["tr"]["p"]), o=term(t["tr"]["o"])))
+
+    triples = [Triple(s=term(w["s"]), p=term(w["p"]), o=term(w["o"]), g=w.get("g")) for w in wire]
+    report = tgtrace.lint(triples)
+    assert report.conforms and len(report.traces) == 1
+
+    graph = rdflib.Dataset()
+    graph.parse(EXAMPLES / "document-rag.nq", format="nquads")
+    report = tgtrace.lint(graph)
+    assert report.conforms and len(report.traces) == 1
+
+
+def test_cli_lints_the_examples_directory():
+    result = subprocess.run([sys.executable, "-m", "tgtrace.cli", "lint", str(EXAMPLES), "--format", "json"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["summary"]["error"] == 0
+    assert document["summary"]["files"] == len(example_traces(".nq")) + len(example_traces(".json")) + len(example_traces(".jsonl"))
