@@ -110,12 +110,32 @@ def is_external(url: str) -> bool:
     return bool(parts.scheme) or url.startswith("//")
 
 
+@cache
+def site_path_prefix() -> str:
+    """The path of site_url ("/trustgraph-ontology/"): the 404 page links from there."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    # mkdocs.yml may use mkdocs' own YAML tags; they do not matter here.
+    _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
+    return urlsplit(config.get("site_url") or "/").path or "/"
+
+
 def resolve(page: str, url: str) -> tuple[str, str]:
-    """A relative link on ``page`` as (target path relative to the site root, fragment)."""
+    """A link on ``page`` as (target path relative to the site root, fragment)."""
     parts = urlsplit(url)
     if not parts.path:
         return page, unquote(parts.fragment)
     base = Path(page).parent
+    if parts.path.startswith("/"):
+        prefix = site_path_prefix()
+        if not parts.path.startswith(prefix):
+            return parts.path, unquote(parts.fragment)  # outside the site: reported as missing
+        base, url = Path("."), url[len(prefix):] or "index.html"
+        parts = urlsplit(url)
     target = os.path.normpath((base / unquote(parts.path)).as_posix())
     if url.split("#")[0].endswith("/") or target == ".":
         target = (Path(target) / "index.html").as_posix() if target != "." else "index.html"

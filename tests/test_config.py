@@ -94,8 +94,9 @@ def test_pyproject_table_and_discovery_upwards(tmp_path):
 
 def test_pyproject_unknown_key_is_named(tmp_path):
     path = write(tmp_path / "pyproject.toml", '[tool.tg-trace]\nfail_on = "error"\n')
-    with pytest.raises(ConfigError, match=r"unknown key 'fail_on' \(did you mean 'fail-on'\?\)"):
+    with pytest.raises(ConfigError, match=r"unknown key 'fail_on' \(did you mean 'fail-on'\?\)") as error:
         cfg.discover(tmp_path)
+    assert str(error.value).startswith(f"{path}: ")
 
 
 def test_no_config_gives_defaults(tmp_path):

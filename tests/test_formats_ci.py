@@ -17,11 +17,10 @@ import pytest
 from junitparser import Failure, JUnitXml
 from rfc3986_validator import validate_rfc3986
 
-from tgtrace.coverage import Coverage, coverage, ontology_terms, statistics
+from tgtrace.coverage import coverage, ontology_terms, statistics
 from tgtrace.explain import curie, explain_rule, list_rules
 from tgtrace.formats import FORMATS, render
 from tgtrace.formats import github as github_format
-from tgtrace.formats import sarif as sarif_format
 from tgtrace.model import Finding, Report, Severity
 from tgtrace.namespaces import TG
 from tgtrace.rules import all_rules

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 from importlib.metadata import entry_points
 from pathlib import Path
 

@@ -49,8 +49,8 @@ def lint_input(
     engine: str = "fast",
     codes: set[str] | None = None,
     severities: dict[str, Severity] | None = None,
-) -> tuple[list[Finding], dict, int, Counter]:
-    """Findings of one input, the traces it holds, its triple count and the terms it used."""
+) -> tuple[list[Finding], dict, int, Counter, Counter]:
+    """Findings of one input, the traces it holds, its triple count, the terms and type sets it used."""
     from .engines import fast, shacl
 
     rules = all_rules()
@@ -67,7 +67,6 @@ def lint_input(
             add_trace(s, p, o)
             count += 1
         hits = fast.check_index(index)
-        used = _terms_used(index)
     elif engine == "shacl":
         quads = list(source.quads())
         for quad in quads:
@@ -75,10 +74,11 @@ def lint_input(
         count = len(quads)
         hits = shacl.check(quads)
         index = fast.build_index(quads)
-        used = _terms_used(index)
     else:
         raise ValueError(f"unknown engine {engine!r} (choose fast or shacl)")
 
+    used = _terms_used(index)
+    used_type_sets = _type_sets(index)
     unique = {}
     for code, focus, path, value in hits:
         if codes is not None and code not in codes:
@@ -112,7 +112,7 @@ def lint_input(
             value=traces.iri(value) if value is not None else None,
         ))
     found_traces = {traces.iri(root): source.name for root in trace_index.roots()}
-    return findings, found_traces, count, used
+    return findings, found_traces, count, used, used_type_sets
 
 
 def _first_lines(source: Input, foci: set) -> dict:
@@ -129,6 +129,14 @@ def _first_lines(source: Input, foci: set) -> dict:
 
 def _order(finding: Finding):
     return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
+
+
+def _type_sets(index) -> Counter:
+    from .engines.fast import program
+
+    declared = {s for s, _, _ in program().declarations}
+    return Counter(" ".join(sorted(kinds)) for node, kinds in index.types.items()
+                   if kinds and node not in declared)
 
 
 def _terms_used(index) -> Counter:
@@ -169,9 +177,11 @@ def lint(
     codes = select_rules(select, ignore)
     report = Report(fail_on=fail_on)
     used: Counter = Counter()
+    type_sets: Counter = Counter()
     for source in sources:
         for item in load(source, input_format):
-            findings, found, count, terms = lint_input(item, engine, codes, severities)
+            findings, found, count, terms, sets = lint_input(item, engine, codes, severities)
+            type_sets.update(sets)
             report.findings.extend(findings)
             report.traces.update(found)
             report.files.append(item.name)
@@ -179,4 +189,5 @@ def lint(
             used.update(terms)
     report.findings.sort(key=_order)
     report.terms_used = dict(used)
+    report.type_sets = dict(type_sets)
     return report

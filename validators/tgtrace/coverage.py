@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from .model import Report
-from .namespaces import OWL, RDF, TG
+from .namespaces import OWL, TG
 
 MIXIN_FOR = TG + "mixinFor"
 
