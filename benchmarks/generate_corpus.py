@@ -232,21 +232,27 @@ def plan_corpus(triples: int, faults: float, seed: str) -> tuple[list[dict], int
     rng = random.Random(f"{seed}/plan")
     kinds, weights = zip(*MIX)
     specs: list[dict] = []
-    total = 0
-    while total < triples:
-        i = len(specs)
-        spec = {"kind": rng.choices(kinds, weights)[0], "seed": f"corpus-{seed}/{i}",
-                "start": i * 7}
-        size = sum(map(len, _materialise(spec)))
-        spec["size"] = size
-        specs.append(spec)
-        total += size
 
+    def fill() -> int:
+        total = sum(s["size"] for s in specs)
+        while total < triples:
+            i = len(specs)
+            spec = {"kind": rng.choices(kinds, weights)[0], "seed": f"corpus-{seed}/{i}",
+                    "start": i * 7}
+            spec["size"] = sum(map(len, _materialise(spec)))
+            specs.append(spec)
+            total += spec["size"]
+        return total
+
+    fill()
     codes = sorted(c for c, r in all_rules().items() if r.fault is not None)
     rng.shuffle(codes)
     count = max(1, round(len(specs) * faults)) if faults > 0 else 0
     for n, i in enumerate(sorted(rng.sample(range(len(specs)), min(count, len(specs))))):
         specs[i]["fault"] = codes[n % len(codes)]
+        specs[i]["size"] = sum(map(len, faulty_trace(specs[i]["fault"], specs[i]["seed"])[0]))
+    # A faulty trace is a copy of an example, not the trace it replaces: top the size up again.
+    total = fill()
     for i in range(0, len(specs) - 1):
         if rng.random() < INTERLEAVE_SHARE and not specs[i].get("paired"):
             specs[i]["interleave"] = True

@@ -16,6 +16,7 @@ import base64
 import contextlib
 import itertools
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -189,25 +190,23 @@ def visit(client: DevTools, url: str) -> dict:
     """Load a page and wait until the network is quiet; report what went wrong."""
     client.events.clear()
     client.send("Page.navigate", url=url)
+    # Done when the load event has fired and the network has been quiet for a
+    # second (Material fetches its search index after the load event). In-flight
+    # requests are not counted: a worker's own requests finish in the worker's
+    # target, which this page session does not see.
     deadline = time.monotonic() + 30
     loaded = False
-    in_flight: set[str] = set()
     quiet_since = time.monotonic()
     seen = 0
     while time.monotonic() < deadline:
         client.pump(0.2)
         for event in client.events[seen:]:
-            method, params = event["method"], event.get("params", {})
-            if method == "Page.loadEventFired":
+            if event["method"] == "Page.loadEventFired":
                 loaded = True
-            elif method == "Network.requestWillBeSent":
-                in_flight.add(params["requestId"])
-            elif method in ("Network.loadingFinished", "Network.loadingFailed"):
-                in_flight.discard(params["requestId"])
-            if method.startswith("Network."):
+            if event["method"].startswith("Network."):
                 quiet_since = time.monotonic()
         seen = len(client.events)
-        if loaded and not in_flight and time.monotonic() - quiet_since > 1.0:
+        if loaded and time.monotonic() - quiet_since > 1.0:
             break
     assert loaded, f"{url} did not finish loading"
 
@@ -225,6 +224,8 @@ def visit(client: DevTools, url: str) -> dict:
             problems["failed"].append(f"{params.get('errorText')} ({params['requestId']})")
         elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
             problems["failed"].append(f"{params['response']['status']} {params['response']['url']}")
+        elif method == "Network.responseReceivedExtraInfo" and params.get("statusCode", 200) >= 400:
+            problems["failed"].append(f"{params['statusCode']} ({params['requestId']})")
         elif method == "Network.requestWillBeSent":
             target = params["request"]["url"]
             if not target.startswith(("http://127.0.0.1:", "data:", "blob:", "about:")):
@@ -311,15 +312,26 @@ def test_no_page_loads_anything_from_another_host(site):
 
 
 def test_every_diagram_is_inline_svg_in_the_html(site):
-    """Diagrams are drawn at build time: each one is SVG in the page, with a size."""
-    pattern_pages = sorted((site / "patterns").glob("*.html"))
-    assert len(pattern_pages) >= 8
-    for path in pattern_pages:
-        if path.name == "index.html":
-            continue
+    """Diagrams are drawn at build time: each one is SVG in the page, with a size, on every page."""
+    box = re.compile(r'<div class="tg-diagram"[^>]*>\s*(<svg\b[^>]*>)', re.S)
+    size = re.compile(r'\b(width|height)="([0-9.]+)(?:pt|px)?"')
+    pattern_pages = [p for p in sorted((site / "patterns").glob("*.html")) if p.name != "index.html"]
+    assert len(pattern_pages) >= 7
+    drawn = 0
+    for path in sorted(site.rglob("*.html")):
         html = path.read_text(encoding="utf-8")
-        assert '<div class="tg-diagram"' in html and "<svg" in html, f"{path.name} has no diagram"
-        assert "TGDOCS-DIAGRAM-" not in html
+        name = path.relative_to(site).as_posix()
+        assert "TGDOCS-DIAGRAM-" not in html, f"{name} names a diagram that was not drawn"
+        boxes = html.count('<div class="tg-diagram"')
+        svgs = box.findall(html)
+        assert len(svgs) == boxes, f"{name}: a diagram box holds no SVG"
+        for svg in svgs:
+            dimensions = dict(size.findall(svg))
+            assert float(dimensions.get("width", 0)) > 0 and float(dimensions.get("height", 0)) > 0, f"{name}: empty SVG"
+        if path in pattern_pages:
+            assert boxes >= 1, f"{name} has no diagram"
+        drawn += boxes
+    assert drawn >= len(pattern_pages)
 
 
 def test_site_works_from_a_folder(site):

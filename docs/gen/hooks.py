@@ -80,6 +80,7 @@ def _expand_nav(nav, sections) -> None:
 
 
 def on_files(files, config):
+    from sitegen.diagrams import DiagramError
     from sitegen.faults import FaultError
     from sitegen.pages import SiteError
 
@@ -94,7 +95,7 @@ def on_files(files, config):
             cli=cli,
         )
         downloads = site.downloads()
-    except (SiteError, FaultError) as error:
+    except (SiteError, FaultError, DiagramError) as error:
         raise PluginError(f"docs: {error}") from None
     for src_uri, content in {**pages, **downloads}.items():
         existing = files.get_file_from_path(src_uri)
@@ -105,11 +106,12 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
+    from sitegen.diagrams import DiagramError
     from sitegen.pages import SiteError
 
     try:
         return _state["site"].expand(markdown, page.file.src_uri)
-    except SiteError as error:
+    except (SiteError, DiagramError) as error:
         raise PluginError(f"docs: {error}") from None
 
 

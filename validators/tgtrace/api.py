@@ -54,29 +54,18 @@ def lint_input(
     from .engines import fast, shacl
 
     rules = all_rules()
-    trace_index = traces.TraceIndex()
-    used: Counter = Counter()
-    count = 0
-    add_trace = trace_index.add
     if engine == "fast":
         index = fast.new_index()
-        add = index.add
-        for quad in source.quads():
-            s, p, o = quad.subject, quad.predicate.value, quad.object
-            add(s, p, o)
-            add_trace(s, p, o)
-            count += 1
+        count = index.add_quads(source.quads())
         hits = fast.check_index(index)
     elif engine == "shacl":
         quads = list(source.quads())
-        for quad in quads:
-            add_trace(quad.subject, quad.predicate.value, quad.object)
         count = len(quads)
         hits = shacl.check(quads)
         index = fast.build_index(quads)
     else:
         raise ValueError(f"unknown engine {engine!r} (choose fast or shacl)")
-
+    trace_index = traces.TraceIndex(index)
     used = _terms_used(index)
     used_type_sets = _type_sets(index)
     unique = {}
@@ -98,7 +87,7 @@ def lint_input(
             line = lines.get((focus, ox.NamedNode(path), value))
         if line is None:
             line = first_lines.get(focus)
-        root = trace_index.root_of(focus)
+        root = trace_index.root_of(fast.node_key(focus))
         findings.append(Finding(
             file=source.name,
             line=line,
@@ -152,7 +141,7 @@ def _terms_used(index) -> Counter:
     for s, p, o in program().declarations:
         used[p] -= 1
         if p == RDF_TYPE:
-            used[o.value] -= 1
+            used[o] -= 1
     return Counter({k: v for k, v in used.items() if v > 0})
 
 

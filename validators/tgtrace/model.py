@@ -66,7 +66,7 @@ class Report:
     # How often each class (as rdf:type object) and predicate occurred in the input.
     terms_used: dict[str, int] = field(default_factory=dict)
     # How many nodes carried each exact set of asserted classes (IRIs sorted, joined by " ").
-    type_sets: dict[str, int] = field(default_factory=dict)
+    type_sets: dict[str, int] | None = None
     fail_on: Severity | None = Severity.ERROR
 
     def __iter__(self) -> Iterator[Finding]:

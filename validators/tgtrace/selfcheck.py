@@ -22,7 +22,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .namespaces import DCTERMS, OWL, RDF, RDFS, SH, SKOS, TG
+from .namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG
 
 KINDS = {
     OWL + "Class": "class",
@@ -168,20 +168,24 @@ def hermit(*sources) -> Reasoning:
             "HermiT needs Java 8 or later"
         )
     world = owlready2.World()
-    # owlready2 prints warnings about PROV-O's own punning; they are not ours.
-    with contextlib.redirect_stderr(io.StringIO()), _quick_jvm():
-        for i, source in enumerate(sources):
-            data = source if isinstance(source, bytes) else owl_ntriples(source)
-            world.get_ontology(f"urn:tgtrace:reasoner:{i}#").load(
-                fileobj=io.BytesIO(data), format="ntriples"
-            )
-        try:
-            owlready2.sync_reasoner_hermit(world, infer_property_values=False, debug=0)
-        except owlready2.OwlReadyInconsistentOntologyError:
-            return Reasoning(consistent=False, unsatisfiable=())
-    unsatisfiable = tuple(sorted(c.iri for c in world.inconsistent_classes()))
-    world.close()
-    return Reasoning(consistent=True, unsatisfiable=unsatisfiable)
+    try:
+        # owlready2 prints warnings about PROV-O's own punning; they are not ours.
+        with contextlib.redirect_stderr(io.StringIO()), _quick_jvm():
+            for i, source in enumerate(sources):
+                data = source if isinstance(source, bytes) else owl_ntriples(source)
+                world.get_ontology(f"urn:tgtrace:reasoner:{i}#").load(
+                    fileobj=io.BytesIO(data), format="ntriples"
+                )
+            try:
+                owlready2.sync_reasoner_hermit(world, infer_property_values=False, debug=0)
+            except owlready2.OwlReadyInconsistentOntologyError:
+                return Reasoning(consistent=False, unsatisfiable=())
+        return Reasoning(
+            consistent=True,
+            unsatisfiable=tuple(sorted(c.iri for c in world.inconsistent_classes())),
+        )
+    finally:
+        world.close()
 
 
 # --- The checks ----------------------------------------------------------------
@@ -321,6 +325,38 @@ def _shapes_graph(shapes):
     return graph
 
 
+def enumeration_problems(ontology, shapes, label: str) -> list[str]:
+    """The shapes' value lists agree with the enumerations the ontology records as data."""
+    import re
+
+    import rdflib
+
+    from .enumerations import execution_patterns, permitted_reasons, termination_reasons
+
+    sh = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+    tgsh = rdflib.Namespace("https://trustgraph.ai/shapes#")
+    problems = []
+
+    def listed(shape) -> set:
+        head = shapes.value(shape, sh["in"])
+        return {str(v) for v in rdflib.collection.Collection(shapes, head)} if head is not None else set()
+
+    for shape, expected, what in (
+        (tgsh["termination-known"], termination_reasons(ontology), "tg:TerminationReason"),
+        (tgsh["pattern-decision-pattern"], execution_patterns(ontology), "tg:ExecutionPattern"),
+    ):
+        if listed(shape) != set(expected):
+            problems.append(f"shapes: {short(str(shape))} lists {sorted(listed(shape))}, but {label}'s "
+                            f"{what} values are {sorted(expected)}")
+    select = str(shapes.value(tgsh["termination-pattern"], sh.select) or "")
+    pairs = set(re.findall(r'"([a-z-]+) ([a-z-]+)"', select))
+    expected_pairs = {(p, r) for p, reasons in permitted_reasons(ontology).items() for r in reasons}
+    if pairs != expected_pairs:
+        problems.append(f"shapes: {short(str(tgsh['termination-pattern']))} allows {sorted(pairs)}, but {label}'s "
+                        f"tg:permitsTerminationReason gives {sorted(expected_pairs)}")
+    return problems
+
+
 def run_checks(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> list[str]:
     """Every problem found, one line each; an empty list means all is well.
 
@@ -358,6 +394,7 @@ def run_checks(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -
         for term, where in sorted(shape_terms(shapes_graph).items()):
             if term not in declared:
                 problems.append(f"shapes: {short(term)} ({where}) is not declared in {label}")
+        problems.extend(enumeration_problems(graph, shapes_graph, label))
 
     constants = emitter_constants()
     if constants is not None:

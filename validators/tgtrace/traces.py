@@ -1,87 +1,80 @@
-"""Find the traces in a set of quads: each root Question and what derives from it."""
+"""Find the traces: each root Question and every entity derived from it.
+
+A root Question derives, directly or through other entities, from no other
+Question; sub-traces (a GraphRAG call inside an agent step, a supervisor's
+sub-agents) therefore belong to the trace of the Question above them.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Iterable
-
 import pyoxigraph as ox
 
-from .namespaces import PROV_WAS_DERIVED_FROM, RDF_TYPE, TG
+from .namespaces import PROV_WAS_DERIVED_FROM, TG
 
 QUESTION = TG + "Question"
 # Links that hang a sub-entity under the entity that owns it, besides derivation.
-OWNING_LINKS = {TG + "thought", TG + "selectedEdge", TG + "selectedChunk"}
+OWNING_LINKS = (TG + "thought", TG + "selectedEdge", TG + "selectedChunk")
 
 
 class TraceIndex:
-    """Which trace (root Question IRI) each node belongs to."""
+    """Which trace (root Question) each node of a fast-engine index belongs to."""
 
-    def __init__(self) -> None:
-        self.parents: dict = defaultdict(set)  # node -> nodes it derives from / hangs under
+    def __init__(self, index) -> None:
+        self.parents: dict = {}
         self.questions: set = set()
-
-    def add(self, subject, predicate: str, obj) -> None:
-        if predicate == PROV_WAS_DERIVED_FROM:
-            self.parents[subject].add(obj)
-        elif predicate in OWNING_LINKS and not isinstance(obj, ox.Literal):
-            self.parents[obj].add(subject)
-        elif predicate == RDF_TYPE and isinstance(obj, ox.NamedNode) and obj.value == QUESTION:
-            self.questions.add(subject)
+        for node, kinds in index.types.items():
+            if QUESTION in kinds:
+                self.questions.add(node)
+        for node, props in index.out.items():
+            derived = props.get(PROV_WAS_DERIVED_FROM)
+            if derived:
+                self.parents.setdefault(node, set()).update(derived)
+            for link in OWNING_LINKS:
+                for owned in props.get(link, ()):
+                    if type(owned) is str:
+                        self.parents.setdefault(owned, set()).add(node)
+        self._roots: dict = {}
 
     def roots(self) -> list:
         """Questions that derive, transitively, from no other Question."""
-        return sorted((q for q in self.questions if self.root_of(q) == q), key=str)
+        return sorted(q for q in self.questions if self.root_of(q) == q)
 
     def root_of(self, node):
-        """The top-most Question above node, or None when none is above it."""
-        cache = self._cache
+        """The top-most Question above node (node itself if it is a root), else None."""
+        cache = self._roots
         if node in cache:
             return cache[node]
-        # Iterative walk up the links; the highest Question found wins.
         seen = {node}
         frontier = [node]
         best = node if node in self.questions else None
-        depth_best = 0
-        depth = 0
         while frontier:
-            depth += 1
-            nxt = []
+            following = []
             for current in frontier:
                 for parent in self.parents.get(current, ()):
-                    if parent in seen:
-                        continue
-                    seen.add(parent)
-                    if parent in self.questions and depth >= depth_best:
-                        best, depth_best = parent, depth
-                    nxt.append(parent)
-            frontier = nxt
+                    if parent not in seen:
+                        seen.add(parent)
+                        following.append(parent)
+                        if parent in self.questions:
+                            best = parent  # a later (higher) level wins
+            frontier = following
         cache[node] = best
         return best
 
-    @property
-    def _cache(self) -> dict:
-        cache = self.__dict__.get("_root_cache")
-        if cache is None:
-            cache = self.__dict__["_root_cache"] = {}
-        return cache
-
-
-def build(quads: Iterable[ox.Quad]) -> TraceIndex:
-    index = TraceIndex()
-    for quad in quads:
-        index.add(quad.subject, quad.predicate.value, quad.object)
-    return index
-
 
 def iri(node) -> str:
-    """How a node is named in reports."""
+    """How a node is named in reports: pyoxigraph terms and fast-index strings alike."""
+    if isinstance(node, str):
+        return node
     if isinstance(node, ox.NamedNode):
         return node.value
     if isinstance(node, ox.BlankNode):
         return f"_:{node.value}"
     if isinstance(node, ox.Triple):
-        return f"<<( {iri(node.subject)} {iri(node.predicate)} {iri(node.object)} )>>"
+        return f"<<( {_nt(node.subject)} {_nt(node.predicate)} {_nt(node.object)} )>>"
     if isinstance(node, ox.Literal):
         return node.value
     return str(node)
+
+
+def _nt(term) -> str:
+    return str(term)

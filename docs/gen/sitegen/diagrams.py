@@ -67,12 +67,20 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
         f"  edge {_attrs({'fontname': FONT, 'fontsize': '9', 'color': '#455a64', 'fontcolor': '#455a64'})};",
     ]
     derived_nodes = {s for s, p, o in trace.links if p == DERIVED}
+    # Activities and agents (extraction provenance) would double the drawing;
+    # each entity names the component that produced it instead.
+    hidden = {n for n, types in trace.types.items() if not any(t.startswith(TG) or t == PROV_ENTITY for t in types)}
     for number, node in enumerate(trace.chain_order, 1):
         types = trace.types[node]
+        if node in hidden:
+            continue
         names = [t.rsplit("/", 1)[-1].rsplit("#", 1)[-1] for t in short_types(types, specific)]
         tail = iri_tail(node)
         # Numbered as in the page's table of entities.
         label = f"{number}. " + " · ".join(names) + (f"\n{tail}" if tail and len(tail) <= 40 else "")
+        producer = trace.producer(node)
+        if producer:
+            label += f"\nby {producer}"
         if PROV_ENTITY in types or node in derived_nodes:
             style = dict(STEP)
         elif any(t.startswith(TG) for t in types):
@@ -87,6 +95,8 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
             style["target"] = "_top"
         lines.append(f"  {ids[node]} {_attrs(style)};")
     for s, p, o in trace.links:
+        if s in hidden or o in hidden:
+            continue
         if p == DERIVED:
             lines.append(f"  {ids[o]} -> {ids[s]} {_attrs({'dir': 'back', 'tooltip': f'{s} prov:wasDerivedFrom {o}'})};")
         else:

@@ -108,7 +108,10 @@ def _lint_failing(rule, quads, lint, render, trace_name: str) -> str:
     with tempfile.TemporaryDirectory(prefix="tgdocs-fault-") as folder:
         broken = Path(folder) / Path(trace_name).with_suffix(".nq").name
         ox.serialize(quads, output=str(broken), format=ox.RdfFormat.N_QUADS)
-        report = lint(str(broken), select=[rule.code])
+        try:
+            report = lint(str(broken), select=[rule.code])
+        except Exception as error:  # the page cannot be written without the linter's verdict
+            raise FaultError(f"{rule.code}: the linter failed on the failing example: {error!r}") from error
         hits = [f for f in report.findings if f.rule == rule.code and f.focus == rule.fault.focus]
         if not hits:
             seen = ", ".join(sorted({f"{f.rule} on {f.focus}" for f in report.findings})) or "nothing"

@@ -9,7 +9,6 @@ or a pattern by hand.
 from __future__ import annotations
 
 import json
-import logging
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -26,8 +25,6 @@ from .patterns import PATTERNS, Pattern, candidates, choose_example
 from .traces import DERIVED, TG, TURTLE_PREFIXES, Trace, first_explain_event, load_examples, to_turtle
 from .vocab import ClassInfo, PropertyUse, Term, Vocabulary, is_tg, local_name
 
-log = logging.getLogger("mkdocs.plugins.tgdocs")
-
 # One line per family, for the family headings of the rule reference. The
 # family names themselves come from tgtrace.rules.FAMILIES; a family without a
 # line here stops the build (see Site.check).
@@ -41,6 +38,7 @@ FAMILY_TEXT = {
 }
 
 DIAGRAM_MARK = "TGDOCS-DIAGRAM-"
+SHORT_PATTERN = 16
 _DIRECTIVE = re.compile(r"<!--\s*tgdocs:([a-z-]+)((?:\s+[^\s>]+)*)\s*-->")
 _CURIE = re.compile(r"(?<![\w/#:.\[`-])tg:([A-Za-z_][A-Za-z0-9_-]*)")
 
@@ -297,20 +295,25 @@ class Site:
         items.sort(key=lambda item: (not item[1].constrained, curie(item[0])))
         for path, use in items:
             rows.append(self._predicate_row(path, use, src))
-        return rows if len(rows) > 2 else []
+        if len(rows) == 2:
+            return []
+        long_patterns = [(path, p) for path, use in items for p in sorted(use.patterns) if len(p) > SHORT_PATTERN]
+        if long_patterns:
+            rows += ["", "Lexical forms:", ""]
+            rows += [f"- {self.link(path, src)} matches `{p}`" for path, p in long_patterns]
+        return rows
 
     def _predicate_row(self, path: str, use: PropertyUse, src: str) -> str:
         ontology = self.vocab.predicates.get(path)
         kinds = sorted(use.kinds)
         if not kinds and ontology is not None:
             kinds = {"object property": ["IRI"], "datatype property": ["literal"]}.get(ontology.kind, [])
-        if path in self.vocab.predicates and not use.kinds and ontology is not None and not ontology.ranges and ontology.kind == "object property":
-            kinds = ["IRI or triple term"]
         ranges = [self.link(c, src) for c in sorted(use.classes, key=curie)]
         ranges += [f"`{curie(d)}`" for d in sorted(use.datatypes)]
         if not ranges and ontology is not None:
             ranges = [self.link(r, src) for r in ontology.ranges]
-        lexical = [f"matches `{cell(p)}`" for p in sorted(use.patterns)]
+        # A long pattern does not fit a table cell; the page lists it under the table.
+        lexical = [f"matches `{cell(p)}`" if len(p) <= SHORT_PATTERN else "see below" for p in sorted(use.patterns)]
         if use.values:
             lexical.append("one of " + ", ".join(f"`{cell(curie(v))}`" for v in use.values))
         rules = ", ".join(rule_link(c, src) for c in sorted(use.rules)) or "—"
@@ -342,49 +345,45 @@ class Site:
         if facts:
             out.append("")
 
-        out += ["## Types to assert", ""]
-        must = vocab.types_to_assert(info)
+        out += ["## Types", ""]
         ancestors = vocab.ancestors(info.iri)
-        if must or info.one_of_types:
+        if ancestors:
             out += [
-                "An instance asserts its own type and each of these, because consumers run no",
-                f"reasoner ([mixins without a reasoner]({rel(src, 'concepts/mixins.md')})):",
+                "**Superclasses** in the ontology: " + ", ".join(self.link(a, src) for a in ancestors) + ". They are",
+                "true of every instance, but consumers run no reasoner, so they count only when",
+                f"written ([mixins without a reasoner]({rel(src, 'concepts/mixins.md')})).",
                 "",
             ]
+        must = vocab.types_to_assert(info)
+        conditions = vocab.conditions_for(info)
+        if must or info.one_of_types or conditions:
+            out += ["**Must also assert**, as the shapes require:", ""]
             for iri in must:
-                why = []
-                if iri in info.superclasses:
-                    why.append("superclass")
-                elif iri in ancestors:
-                    why.append("ancestor")
-                if iri in vocab.mixins_of(info):
-                    why.append("mixin")
+                why = ["mixin"] if iri in vocab.mixins_of(info) else []
                 codes = sorted(info.must_assert.get(iri, ()))
                 if codes:
                     why.append("checked by " + ", ".join(rule_link(c, src) for c in codes))
-                elif iri in info.must_assert:
-                    why.append("required by the shapes")
-                out.append(f"- {self.link(iri, src)} ({', '.join(why)})")
+                out.append(f"- {self.link(iri, src)}" + (f" ({', '.join(why)})" if why else ""))
             for choices, codes in info.one_of_types:
                 checked = f" (checked by {', '.join(rule_link(c, src) for c in sorted(codes))})" if codes else ""
                 out.append("- exactly one of " + ", ".join(self.link(c, src) for c in choices) + checked)
+            for condition in conditions:
+                codes = ", ".join(rule_link(c, src) for c in sorted(condition.rules))
+                out.append(
+                    f"- {self.link(condition.required_type, src)} when it carries {self.link(condition.predicate, src)}"
+                    + (f" (checked by {codes})" if codes else "")
+                )
+            out.append("")
         else:
-            out.append("Only its own type: the ontology gives it no superclass and the shapes require no other type.")
-        conditions = vocab.conditions_for(info)
-        for condition in conditions:
-            codes = ", ".join(rule_link(c, src) for c in sorted(condition.rules))
-            out.append(
-                f"- {self.link(condition.required_type, src)} when it carries {self.link(condition.predicate, src)}"
-                + (f" (checked by {codes})" if codes else "")
-            )
+            out += ["The shapes require no type beside its own.", ""]
         if info.must_not_assert:
-            out += ["", "It must not assert:", ""]
+            out += ["**Must not assert:**", ""]
             for iri, codes in sorted(info.must_not_assert.items()):
                 checked = f" (checked by {', '.join(rule_link(c, src) for c in sorted(codes))})" if codes else ""
                 out.append(f"- {self.link(iri, src)}{checked}")
+            out.append("")
         if info.subclasses:
-            out += ["", "Subclasses: " + ", ".join(self.link(c, src) for c in info.subclasses) + "."]
-        out.append("")
+            out += ["**Subclasses:** " + ", ".join(self.link(c, src) for c in info.subclasses) + ".", ""]
 
         if info.individuals:
             out += ["## Values", "", "The ontology lists these members; a trace writes each as its notation.", ""]
@@ -415,7 +414,7 @@ class Site:
         else:
             out.append("The shapes and the ontology give this class no predicate of its own.")
         shown = set(info.properties)
-        for other in vocab.types_to_assert(info):
+        for other in vocab.related_classes(info):
             if other in vocab.classes:
                 inherited = self._predicate_rows(vocab.classes[other], src, skip=shown)
                 if inherited:
@@ -622,7 +621,7 @@ class Site:
             "",
             "Each service that answers a request leaves a trace of its own shape. Each",
             "page draws the chain from a real trace under `examples/`, lists its entities",
-            "in the order they were emitted, and shows the trace in Turtle.",
+            "in chain order, and shows the trace in Turtle.",
             "",
             "| pattern | example | entities | triples | other examples of it |",
             "|---|---|---|---|---|",
@@ -667,8 +666,13 @@ class Site:
             "",
             f"Drawn from `examples/{trace.name}`. Solid arrows are `prov:wasDerivedFrom`,",
             "pointing from each entity back to the one it was made from; dashed arrows are",
-            "other links between entities. Boxes are numbered in emission order and link to",
-            "their class.",
+            "other links between entities. Boxes are numbered as in the table below and",
+            "link to their class."
+            + (
+                " Activities and agents are listed in the table, not drawn: each entity names the component that produced it."
+                if any(trace.producer(n) for n in trace.types)
+                else ""
+            ),
             "",
             self.chain_diagram(pattern, trace, src),
             "",
@@ -723,9 +727,11 @@ class Site:
 
     def rule_entry(self, rule, src: str, lint=None, render=None) -> list[str]:
         out = [f"### {rule.code} {rule.name} {{ #{rule.code.lower()} }}", ""]
-        out += [self.linkify("\n".join(explain_body(rule)), src)]
+        body = self.linkify("\n".join(explain_body(rule)), src)
         scope = self.vocab.rule_scopes.get(rule.code, [])
         if scope and not rule.targets:
+            # Rules of value shapes (sh:targetSubjectsOf) apply by predicate, not class: say so
+            # where the entry says what the rule checks.
             subjects = [self.link(p, src) for kind, p in scope if kind == "subject"]
             objects = [self.link(p, src) for kind, p in scope if kind == "object"]
             parts = []
@@ -733,7 +739,10 @@ class Site:
                 parts.append("every node that has " + ", ".join(subjects))
             if objects:
                 parts.append("every value of " + ", ".join(objects))
-            out += ["", "It checks " + "; ".join(parts) + ", whatever its type."]
+            line = "It checks " + "; ".join(parts) + ", whatever its type.\n\n"
+            marker = "#### Why it matters"
+            body = body.replace(marker, line + marker, 1) if marker in body else body + "\n\n" + line
+        out += [body]
         out += ["", "#### Failing example", ""]
         if rule.fault is None:
             out += ["This rule has no failing example yet: the shapes record no change to a real trace that makes it fire.", ""]
@@ -791,7 +800,7 @@ class Site:
                 return "No rule in this family yet."
             return "\n".join(f"- {rule_link(r.code, src)} {r.name}: {self.linkify(r.message, src)}" for r in chosen)
         if name == "mixin-table":
-            rows = ["| class | also asserts | must not assert |", "|---|---|---|"]
+            rows = ["| class | must also assert (shapes) | must not assert | superclasses (ontology) |", "|---|---|---|---|"]
             for info in vocab.classes.values():
                 wanted = [self.link(w, src) for w in vocab.types_to_assert(info)]
                 wanted += ["one of " + " / ".join(self.link(c, src) for c in choices) for choices, _ in info.one_of_types]
@@ -799,8 +808,9 @@ class Site:
                     f"{self.link(c.required_type, src)} when it has {self.link(c.predicate, src)}" for c in vocab.conditions_for(info)
                 ]
                 banned = [self.link(t, src) for t in sorted(info.must_not_assert)]
+                supers = [self.link(a, src) for a in vocab.ancestors(info.iri)]
                 if wanted or banned:
-                    rows.append(f"| {self.link(info.iri, src)} | {', '.join(wanted) or '—'} | {', '.join(banned) or '—'} |")
+                    rows.append(f"| {self.link(info.iri, src)} | {', '.join(wanted) or '—'} | {', '.join(banned) or '—'} | {', '.join(supers) or '—'} |")
             return "\n".join(rows)
         if name == "mixins":
             lines = []
@@ -836,8 +846,26 @@ class Site:
             if found is None:
                 raise SiteError(f"{src}: no explain-event recording (*.jsonl) under examples/")
             file_name, event = found
-            return f"From `examples/{file_name}`:\n\n" + fenced(json.dumps(event, indent=2, ensure_ascii=False), "json")
+            return f"From `examples/{file_name}`:\n\n" + fenced(event_json(event), "json")
         raise SiteError(f"{src}: unknown directive tgdocs:{name}")
+
+
+def event_json(event: dict) -> str:
+    """An explain event as JSON, one triple per line, so it reads as a list of statements."""
+    lines = ["{"]
+    fields = list(event.items())
+    for index, (key, value) in enumerate(fields):
+        comma = "," if index < len(fields) - 1 else ""
+        if key == "explain_triples" and isinstance(value, list):
+            lines.append(f'  "{key}": [')
+            for position, triple in enumerate(value):
+                end = "," if position < len(value) - 1 else ""
+                lines.append("    " + json.dumps(triple, ensure_ascii=False) + end)
+            lines.append("  ]" + comma)
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines)
 
 
 def explain_body(rule) -> list[str]:

@@ -99,6 +99,10 @@ def to_turtle(triples, highlight=frozenset()) -> tuple[str, list[int]]:
     return text, [line + len(header) for line in marked]
 
 
+def _is_provenance_type(term) -> bool:
+    return isinstance(term, ox.NamedNode) and term.value.startswith((TG, PROV))
+
+
 def iri_tail(iri: str) -> str:
     """What distinguishes an entity IRI within its trace: the part after the session UUID."""
     match = _UUID.search(iri)
@@ -144,7 +148,11 @@ class Trace:
         """
         found: dict[str, list[str]] = {}
         for quad in self.quads:
-            if isinstance(quad.graph_name, ox.DefaultGraph) or quad.predicate.value != RDF_TYPE:
+            if quad.predicate.value != RDF_TYPE:
+                continue
+            # In the default graph only provenance types count: the Document's
+            # description sits there, beside the knowledge extracted from it.
+            if isinstance(quad.graph_name, ox.DefaultGraph) and not _is_provenance_type(quad.object):
                 continue
             if isinstance(quad.subject, ox.NamedNode) and isinstance(quad.object, ox.NamedNode):
                 found.setdefault(quad.subject.value, [])
@@ -183,7 +191,7 @@ class Trace:
         """(subject, predicate, object) between two entities of this trace, in file order."""
         found = []
         for quad in self.quads:
-            if isinstance(quad.graph_name, ox.DefaultGraph) or not isinstance(quad.object, ox.NamedNode):
+            if not isinstance(quad.object, ox.NamedNode):
                 continue
             if quad.predicate.value == RDF_TYPE:
                 continue
@@ -196,6 +204,21 @@ class Trace:
                 if edge not in found:
                     found.append(edge)
         return found
+
+    def label(self, node: str) -> str | None:
+        for quad in self.quads:
+            if getattr(quad.subject, "value", None) == node and quad.predicate.value == RDFS + "label" and isinstance(quad.object, ox.Literal):
+                return quad.object.value
+        return None
+
+    def producer(self, node: str) -> str | None:
+        """The component that generated an entity: its activity's prov:wasAssociatedWith agent."""
+        for s, p, activity in self.links:
+            if s == node and p == PROV + "wasGeneratedBy":
+                for s2, p2, agent in self.links:
+                    if s2 == activity and p2 == PROV + "wasAssociatedWith":
+                        return self.label(agent) or iri_tail(agent)
+        return None
 
     def parents(self, node: str) -> list[str]:
         return [o for s, p, o in self.links if s == node and p == DERIVED]

@@ -463,6 +463,11 @@ class Vocabulary:
         for kind in s.objects(shape, SH_NS.nodeKind):
             use.kinds.add(NODE_KINDS.get(kind, curie(str(kind))))
         for cls in s.objects(shape, SH_NS["class"]):
+            if cls == RDF.Statement:
+                # The linter reifies RDF 1.2 triple terms as rdf:Statement nodes
+                # for SHACL engines that cannot hold them (rule D007).
+                use.kinds.add("triple term")
+                continue
             use.classes.add(str(cls))
             use.kinds.add("IRI")
         for datatype in s.objects(shape, SH_NS.datatype):
@@ -532,12 +537,19 @@ class Vocabulary:
     # -- lookups ----------------------------------------------------------
 
     def types_to_assert(self, info: ClassInfo) -> list[str]:
-        """Every type an instance must state beside its own: superclasses and shape-required types."""
-        wanted = list(self.ancestors(info.iri))
-        for iri in info.must_assert:
-            if iri not in wanted and iri != info.iri:
-                wanted.append(iri)
-        return wanted
+        """The types the shapes require an instance to state beside its own.
+
+        Only the shapes decide this: the ontology's superclasses are true of the
+        class, but TrustGraph does not write all of them (a Thought is not typed
+        prov:Entity), and no consumer infers them.
+        """
+        return [iri for iri in info.must_assert if iri != info.iri]
+
+    def related_classes(self, info: ClassInfo) -> list[str]:
+        """Classes whose shapes also apply to an instance: its ancestors and the types it must assert."""
+        related = list(self.ancestors(info.iri))
+        related += [iri for iri in info.must_assert if iri not in related and iri != info.iri]
+        return related
 
     def mixins_of(self, info: ClassInfo) -> list[str]:
         """Mixin classes whose tg:mixinFor names this class."""

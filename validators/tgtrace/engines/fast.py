@@ -5,12 +5,19 @@ generically, so a Core rule means exactly what its shape says. The few rules
 that need SHACL-SPARQL have a Python implementation here, registered under the
 IRI of their SPARQL constraint; tests run this engine and pySHACL on the same
 traces and require the same (rule, focus) pairs.
+
+Speed comes from the index's shape: IRIs and blank nodes are interned Python
+strings (blank nodes as "_:id"), literals and triple terms stay pyoxigraph
+objects, and the cyclic garbage collector is paused while the index is built
+(it would otherwise rescan the growing index again and again).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import re
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cache
@@ -19,12 +26,36 @@ from typing import Callable, Iterable, Iterator
 import pyoxigraph as ox
 import rdflib
 
+from ..enumerations import permitted_reasons, termination_reasons
 from ..namespaces import OWL, PROV, RDF, RDF_TYPE, SH, TG, TGL, TGSH, XSD
 
 DERIVED = PROV + "wasDerivedFrom"
 STATEMENT = RDF + "Statement"
-_DECLARATION_KINDS = {OWL + "Class", OWL + "ObjectProperty", OWL + "DatatypeProperty",
-                      OWL + "AnnotationProperty", OWL + "NamedIndividual"}
+_DECLARATION_KINDS = frozenset({OWL + "Class", OWL + "ObjectProperty", OWL + "DatatypeProperty",
+                                OWL + "AnnotationProperty", OWL + "NamedIndividual"})
+_Literal, _Triple, _NamedNode, _BlankNode = ox.Literal, ox.Triple, ox.NamedNode, ox.BlankNode
+_intern = sys.intern
+
+
+def node_key(term) -> object:
+    """The index's form of a pyoxigraph term."""
+    kind = type(term)
+    if kind is _NamedNode:
+        return _intern(term.value)
+    if kind is _BlankNode:
+        return "_:" + term.value
+    return term  # Literal or Triple
+
+
+def to_term(node):
+    """The pyoxigraph term of an index node."""
+    if type(node) is str:
+        return _BlankNode(node[2:]) if node.startswith("_:") else _NamedNode(node)
+    return node
+
+
+def is_iri(node) -> bool:
+    return type(node) is str and not node.startswith("_:")
 
 
 # ---------------------------------------------------------------------------
@@ -34,12 +65,11 @@ _DECLARATION_KINDS = {OWL + "Class", OWL + "ObjectProperty", OWL + "DatatypeProp
 class Index:
     """Subject -> predicate -> objects, with asserted types split out."""
 
-    __slots__ = ("out", "types", "derived_by")
-
     def __init__(self) -> None:
         self.out: dict = {}
         self.types: dict = {}
-        self.derived_by: dict | None = None
+        self._children: dict = defaultdict(list)  # object of prov:wasDerivedFrom -> subjects
+        self._facts: dict = {}
 
     def add(self, s, p: str, o) -> None:
         props = self.out.get(s)
@@ -48,41 +78,85 @@ class Index:
         values = props.get(p)
         if values is None:
             props[p] = [o]
-        elif o not in values:
-            values.append(o)
-        else:
+        elif o in values:
             return
-        if p == RDF_TYPE and type(o) is ox.NamedNode:
+        else:
+            values.append(o)
+        if p == DERIVED:
+            self._children[o].append(s)
+        if p == RDF_TYPE and type(o) is str:
             kinds = self.types.get(s)
             if kinds is None:
-                self.types[s] = {o.value}
+                self.types[s] = {o}
             else:
-                kinds.add(o.value)
+                kinds.add(o)
+
+    def add_quads(self, quads: Iterable) -> int:
+        """Add pyoxigraph quads; returns how many were read."""
+        out, types, intern, children = self.out, self.types, _intern, self._children
+        count = 0
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for s, p, o, _ in quads:
+                count += 1
+                kind = type(s)
+                s = intern(s.value) if kind is _NamedNode else ("_:" + s.value if kind is _BlankNode else s)
+                p = intern(p.value)
+                kind = type(o)
+                if kind is _NamedNode:
+                    o = intern(o.value)
+                elif kind is _BlankNode:
+                    o = "_:" + o.value
+                props = out.get(s)
+                if props is None:
+                    out[s] = {p: [o]}
+                else:
+                    values = props.get(p)
+                    if values is None:
+                        props[p] = [o]
+                    elif o in values:
+                        continue
+                    else:
+                        values.append(o)
+                if p == DERIVED:
+                    children[o].append(s)
+                elif p == RDF_TYPE and type(o) is str:
+                    kinds = types.get(s)
+                    if kinds is None:
+                        types[s] = {o}
+                    else:
+                        kinds.add(o)
+        finally:
+            if enabled:
+                gc.enable()
+        return count
 
     def types_of(self, node) -> set:
-        if type(node) is ox.Triple:
-            return {STATEMENT}  # a triple term stands for an rdf:Statement
+        if type(node) is _Triple:
+            return _STATEMENT_TYPES  # a triple term stands for an rdf:Statement
         return self.types.get(node, _EMPTY)
 
-    def values(self, node, predicate: str) -> list:
+    def values(self, node, predicate: str):
         props = self.out.get(node)
         if props is None:
             return _NONE
         return props.get(predicate, _NONE)
 
-    def children(self, node) -> list:
+    def children(self, node):
         """Nodes that derive from node."""
-        if self.derived_by is None:
-            derived_by: dict = defaultdict(list)
-            for s, props in self.out.items():
-                for o in props.get(DERIVED, ()):
-                    derived_by[o].append(s)
-            self.derived_by = derived_by
-        return self.derived_by.get(node, _NONE)
+        return self._children.get(node, _NONE)
+
+    def fact(self, name: str, compute: Callable):
+        """A whole-index fact (the nodes on cycles, ...), computed once."""
+        if name not in self._facts:
+            self._facts[name] = compute(self)
+        return self._facts[name]
 
 
-_EMPTY: set = frozenset()
-_NONE: list = ()
+_EMPTY: frozenset = frozenset()
+_NONE: tuple = ()
+_STATEMENT_TYPES = frozenset({STATEMENT})
 
 
 # ---------------------------------------------------------------------------
@@ -92,11 +166,8 @@ _NONE: list = ()
 @dataclass
 class Path:
     predicates: tuple[str, ...]
-    inverse: bool = False
 
-    def values(self, index: Index, node) -> list:
-        if self.inverse:
-            raise NotImplementedError("inverse paths are not used by the shapes")
+    def values(self, index: Index, node):
         if len(self.predicates) == 1:
             return index.values(node, self.predicates[0])
         seen: list = []
@@ -116,28 +187,27 @@ class Shape:
     iri: str
     code: str | None = None
     path: Path | None = None
-    # Value-level checks: (component name, test(index, value) -> bool conforming)
-    value_checks: list = field(default_factory=list)
-    # Count-level checks: (component, test(count) -> bool)
-    count_checks: list = field(default_factory=list)
-    # Checks on the whole value list: (component, test(index, values) -> bool)
-    list_checks: list = field(default_factory=list)
+    value_checks: list = field(default_factory=list)  # test(index, value) -> conforms
+    count_checks: list = field(default_factory=list)  # test(count) -> conforms
+    list_checks: list = field(default_factory=list)  # test(index, values) -> conforms
     properties: list = field(default_factory=list)
-    sparql: list = field(default_factory=list)
+    sparql: list = field(default_factory=list)  # (code, implementation)
     target_classes: set = field(default_factory=set)
     target_subjects_of: set = field(default_factory=set)
     target_all_nodes: bool = False
+    # Raw parameters by constraint name, for the specialised checks below.
+    spec: dict = field(default_factory=dict)
 
 
-def _ox(term):
+def _from_rdflib(term):
     if isinstance(term, rdflib.URIRef):
-        return ox.NamedNode(str(term))
+        return _intern(str(term))
     if isinstance(term, rdflib.Literal):
         if term.language:
-            return ox.Literal(str(term), language=term.language)
+            return _Literal(str(term), language=term.language)
         if term.datatype is not None:
-            return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
-        return ox.Literal(str(term))
+            return _Literal(str(term), datatype=_NamedNode(str(term.datatype)))
+        return _Literal(str(term))
     raise ValueError(f"unsupported term in shapes: {term!r}")
 
 
@@ -158,9 +228,9 @@ class Compiler:
         if key in self.shapes:
             return self.shapes[key]
         shape = self.shapes[key] = Shape(iri=key)
-        code = self.g.value(node, rdflib.URIRef(TGL + "code"))
-        shape.code = str(code) if code is not None else None
         g, sh = self.g, self.sh
+        code = g.value(node, rdflib.URIRef(TGL + "code"))
+        shape.code = str(code) if code is not None else None
         path = self.value(node, "path")
         if path is not None:
             shape.path = self.path(path)
@@ -173,61 +243,60 @@ class Compiler:
         for prop in g.objects(node, sh.property):
             shape.properties.append(self.shape(prop))
         for constraint in g.objects(node, sh.sparql):
-            code = g.value(constraint, rdflib.URIRef(TGL + "code"))
             implementation = SPARQL_RULES.get(str(constraint))
             if implementation is None:
                 raise ValueError(f"the fast engine has no implementation of {constraint}")
-            shape.sparql.append((str(code), implementation))
+            shape.sparql.append((str(g.value(constraint, rdflib.URIRef(TGL + "code"))), implementation))
         return shape
 
     def path(self, node) -> Path:
         if isinstance(node, rdflib.URIRef):
-            return Path((str(node),))
+            return Path((_intern(str(node)),))
         alternatives = self.value(node, "alternativePath")
         if alternatives is not None:
-            return Path(tuple(str(p) for p in self.items(alternatives)))
-        inverse = self.value(node, "inversePath")
-        if inverse is not None:
-            return Path((str(inverse),), inverse=True)
-        raise ValueError(f"unsupported path {node}")
+            return Path(tuple(_intern(str(p)) for p in self.items(alternatives)))
+        raise ValueError(f"the fast engine does not support the path {node}")
 
     def constraints(self, node, shape: Shape) -> None:
         g, sh = self.g, self.sh
+        spec = shape.spec
+        for name in ("minCount", "maxCount"):
+            value = self.value(node, name)
+            if value is not None:
+                spec[name] = int(value)
+        spec["class"] = [_intern(str(c)) for c in g.objects(node, sh["class"])]
+        spec["nodeKind"] = [str(k) for k in g.objects(node, sh.nodeKind)]
+        spec["or"] = [[self.shape(m) for m in self.items(a)] for a in g.objects(node, sh["or"])]
+        spec["node"] = [self.shape(o) for o in g.objects(node, sh.node)]
+        spec["others"] = [p for p in g.predicates(node)
+                          if p in (sh.hasValue, sh["in"], sh.pattern, sh.xone, sh["not"], sh.qualifiedValueShape)]
         for minimum in g.objects(node, sh.minCount):
-            n = int(minimum)
-            shape.count_checks.append(("MinCount", lambda c, n=n: c >= n))
+            shape.count_checks.append(lambda c, n=int(minimum): c >= n)
         for maximum in g.objects(node, sh.maxCount):
-            n = int(maximum)
-            shape.count_checks.append(("MaxCount", lambda c, n=n: c <= n))
+            shape.count_checks.append(lambda c, n=int(maximum): c <= n)
         for required in g.objects(node, sh.hasValue):
-            term = _ox(required)
-            shape.list_checks.append(("HasValue", lambda index, values, t=term: t in values))
+            shape.list_checks.append(lambda index, values, t=_from_rdflib(required): t in values)
         for members in g.objects(node, sh["in"]):
-            allowed = frozenset(_ox(m) for m in self.items(members))
-            shape.value_checks.append(("In", lambda index, v, a=allowed: v in a))
+            allowed = frozenset(_from_rdflib(m) for m in self.items(members))
+            shape.value_checks.append(lambda index, v, a=allowed: v in a)
         for pattern in g.objects(node, sh.pattern):
-            regex = re.compile(str(pattern))
-            shape.value_checks.append(("Pattern", lambda index, v, r=regex: _pattern_ok(r, v)))
+            shape.value_checks.append(lambda index, v, r=re.compile(str(pattern)): _pattern_ok(r, v))
         for kind in g.objects(node, sh.nodeKind):
-            test = _NODE_KINDS[str(kind)]
-            shape.value_checks.append(("NodeKind", lambda index, v, t=test: t(v)))
+            shape.value_checks.append(lambda index, v, t=_NODE_KINDS[str(kind)]: t(v))
         for cls in g.objects(node, sh["class"]):
-            name = str(cls)
-            shape.value_checks.append(("Class", lambda index, v, c=name: c in index.types_of(v)))
+            shape.value_checks.append(lambda index, v, c=_intern(str(cls)): c in index.types_of(v))
         for other in g.objects(node, sh.node):
             nested = self.shape(other)
-            shape.value_checks.append(("Node", lambda index, v, s=nested: conforms(s, index, v)))
+            shape.value_checks.append(lambda index, v, s=nested: conforms(s, index, v))
         for alternatives in g.objects(node, sh["or"]):
             options = [self.shape(m) for m in self.items(alternatives)]
-            shape.value_checks.append(
-                ("Or", lambda index, v, o=options: any(conforms(s, index, v) for s in o)))
+            shape.value_checks.append(lambda index, v, o=options: any(conforms(s, index, v) for s in o))
         for alternatives in g.objects(node, sh.xone):
             options = [self.shape(m) for m in self.items(alternatives)]
-            shape.value_checks.append(
-                ("Xone", lambda index, v, o=options: sum(conforms(s, index, v) for s in o) == 1))
+            shape.value_checks.append(lambda index, v, o=options: sum(conforms(s, index, v) for s in o) == 1)
         for negated in g.objects(node, sh["not"]):
             nested = self.shape(negated)
-            shape.value_checks.append(("Not", lambda index, v, s=nested: not conforms(s, index, v)))
+            shape.value_checks.append(lambda index, v, s=nested: not conforms(s, index, v))
         qualified = self.value(node, "qualifiedValueShape")
         if qualified is not None:
             nested = self.shape(qualified)
@@ -238,57 +307,66 @@ class Compiler:
                 count = sum(1 for v in values if conforms(s, index, v))
                 return (low is None or count >= int(low)) and (high is None or count <= int(high))
 
-            shape.list_checks.append(("QualifiedValueShape", qualified_ok))
+            shape.list_checks.append(qualified_ok)
+        known = {sh.minCount, sh.maxCount, sh.hasValue, sh["in"], sh.pattern, sh.nodeKind, sh["class"],
+                 sh.node, sh["or"], sh.xone, sh["not"], sh.qualifiedValueShape, sh.qualifiedMinCount,
+                 sh.qualifiedMaxCount, sh.path, sh.property, sh.sparql, sh.targetClass,
+                 sh.targetSubjectsOf, sh.target, sh.severity, sh.message, sh.description, sh.prefixes,
+                 sh.declare, sh.name, sh.order, sh.group, sh.deactivated}
+        for predicate in set(g.predicates(node)):
+            if str(predicate).startswith(SH) and predicate not in known:
+                raise ValueError(f"the fast engine does not support {predicate} (on {node})")
 
 
 def _pattern_ok(regex, value) -> bool:
-    if type(value) is ox.BlankNode or type(value) is ox.Triple:
-        return False  # SHACL: sh:pattern fails on blank nodes (triple terms are blank nodes there)
-    return regex.search(value.value) is not None
+    kind = type(value)
+    if kind is str:
+        # SHACL: sh:pattern fails on blank nodes (triple terms are blank nodes there).
+        return not value.startswith("_:") and regex.search(value) is not None
+    if kind is _Literal:
+        return regex.search(value.value) is not None
+    return False
 
 
 _NODE_KINDS: dict[str, Callable] = {
-    SH + "IRI": lambda v: type(v) is ox.NamedNode,
-    SH + "Literal": lambda v: type(v) is ox.Literal,
-    SH + "BlankNode": lambda v: type(v) in (ox.BlankNode, ox.Triple),
-    SH + "BlankNodeOrIRI": lambda v: type(v) is not ox.Literal,
-    SH + "BlankNodeOrLiteral": lambda v: type(v) is not ox.NamedNode,
-    SH + "IRIOrLiteral": lambda v: type(v) in (ox.NamedNode, ox.Literal),
+    SH + "IRI": is_iri,
+    SH + "Literal": lambda v: type(v) is _Literal,
+    SH + "BlankNode": lambda v: (type(v) is str and v.startswith("_:")) or type(v) is _Triple,
+    SH + "BlankNodeOrIRI": lambda v: type(v) is not _Literal,
+    SH + "BlankNodeOrLiteral": lambda v: not is_iri(v),
+    SH + "IRIOrLiteral": lambda v: is_iri(v) or type(v) is _Literal,
 }
 
 
 def conforms(shape: Shape, index: Index, node) -> bool:
-    """Does node conform to shape (used for shapes nested in sh:node, sh:or, ...)?"""
-    for _ in _violations(shape, index, node):
+    """Does node conform to shape (for shapes nested in sh:node, sh:or, ...)?"""
+    for _ in _own_violations(shape, index, node):
         return False
+    for prop in shape.properties:
+        for _ in _own_violations(prop, index, node):
+            return False
     return True
 
 
-def _violations(shape: Shape, index: Index, focus) -> Iterator[tuple]:
+def _own_violations(shape: Shape, index: Index, focus) -> Iterator[tuple]:
     """(path, value) of each violation of shape's own constraints at focus."""
-    if shape.path is not None:
-        values = shape.path.values(index, focus)
-        path = shape.path.report_path
-        for _, test in shape.count_checks:
-            if not test(len(values)):
-                yield path, None
-        for _, test in shape.list_checks:
-            if not test(index, values):
-                yield path, None
-        for _, test in shape.value_checks:
-            for value in values:
-                if not test(index, value):
-                    yield path, value
-        for prop in shape.properties:  # nested property shapes of a property shape: unused
-            yield from _violations(prop, index, focus)
-    else:
-        for _, test in shape.value_checks:
+    if shape.path is None:
+        for test in shape.value_checks:
             if not test(index, focus):
                 yield None, focus
-        for prop in shape.properties:
-            for hit in _violations(prop, index, focus):
-                yield hit
-                return
+        return
+    values = shape.path.values(index, focus)
+    path = shape.path.report_path
+    for test in shape.count_checks:
+        if not test(len(values)):
+            yield path, None
+    for test in shape.list_checks:
+        if not test(index, values):
+            yield path, None
+    for test in shape.value_checks:
+        for value in values:
+            if not test(index, value):
+                yield path, value
 
 
 # ---------------------------------------------------------------------------
@@ -296,11 +374,16 @@ def _violations(shape: Shape, index: Index, focus) -> Iterator[tuple]:
 # ---------------------------------------------------------------------------
 
 SPARQL_RULES: dict[str, Callable] = {}
+# Rules that read only a node's own types and predicates: (index, types, predicates) -> hits.
+# They are decided once per kind of node rather than once per node.
+STATIC_RULES: set = set()
 
 
-def sparql_rule(local_name: str):
+def sparql_rule(local_name: str, static: bool = False):
     def register(function):
         SPARQL_RULES[TGSH + local_name] = function
+        if static:
+            STATIC_RULES.add(function)
         return function
 
     return register
@@ -311,10 +394,9 @@ def _ancestors(index: Index, node) -> set:
     stack = list(index.values(node, DERIVED))
     while stack:
         current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        stack.extend(index.values(current, DERIVED))
+        if current not in seen:
+            seen.add(current)
+            stack.extend(index.values(current, DERIVED))
     return seen
 
 
@@ -323,22 +405,70 @@ def _descendants(index: Index, node) -> set:
     stack = list(index.children(node))
     while stack:
         current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        stack.extend(index.children(current))
+        if current not in seen:
+            seen.add(current)
+            stack.extend(index.children(current))
     return seen
+
+
+def _nodes_on_cycles(index: Index) -> set:
+    """Nodes that reach themselves through prov:wasDerivedFrom (Tarjan's SCC, iteratively)."""
+    on_cycle: set = set()
+    number: dict = {}
+    low: dict = {}
+    stack: list = []
+    on_stack: set = set()
+    counter = 0
+    for start, props in index.out.items():
+        if start in number or DERIVED not in props:
+            continue
+        work = [(start, iter(props[DERIVED]))]
+        number[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for succ in successors:
+                if succ not in number:
+                    number[succ] = low[succ] = counter
+                    counter += 1
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(index.values(succ, DERIVED))))
+                    advanced = True
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], number[succ])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == number[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in index.values(node, DERIVED):
+                    on_cycle.update(component)
+    return on_cycle
 
 
 @sparql_rule("derivation-cycle")
 def derivation_cycle(index: Index, focus) -> Iterator:
-    if focus in _ancestors(index, focus):
+    if focus in index.fact("cycles", _nodes_on_cycles):
         yield None, None
 
 
-def is_json(value) -> bool:
+def is_json(text: str) -> bool:
     try:
-        json.loads(value)
+        json.loads(text)
     except ValueError:
         return False
     return True
@@ -347,60 +477,52 @@ def is_json(value) -> bool:
 @sparql_rule("arguments-json")
 def arguments_json(index: Index, focus) -> Iterator:
     for value in index.values(focus, TG + "arguments"):
-        if type(value) is not ox.Literal or not is_json(value.value):
+        if type(value) is not _Literal or not is_json(value.value):
             yield TG + "arguments", value
 
 
-def _step(index: Index, node) -> int | None:
-    for value in index.values(node, TG + "stepNumber"):
-        text = value.value if type(value) is ox.Literal else ""
-        # xsd:integer(STR(?n)) accepts an optional sign and digits only.
-        if re.fullmatch(r"[+-]?[0-9]+", text):
-            return int(text)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _number(term) -> int | None:
+    # SPARQL's xsd:integer(STR(?n)): an optional sign and digits.
+    if type(term) is _Literal and _INTEGER.fullmatch(term.value):
+        return int(term.value)
     return None
 
 
 @sparql_rule("analysis-order")
 def analysis_order(index: Index, focus) -> Iterator:
-    ANALYSIS = TG + "Analysis"
-    step = _step(index, focus)
+    analysis = TG + "Analysis"
+    steps = [n for n in map(_number, index.values(focus, TG + "stepNumber")) if n is not None]
     for value in index.values(focus, DERIVED):
-        branching = any(other != focus and ANALYSIS in index.types_of(other)
-                        for other in index.children(value))
         kinds = index.types_of(value)
-        wrong_start = step is not None and step != 1 and (
-            TG + "Question" in kinds or TG + "PatternDecision" in kinds)
+        branching = any(other != focus and analysis in index.types_of(other) for other in index.children(value))
+        wrong_start = any(n != 1 for n in steps) and (TG + "Question" in kinds or TG + "PatternDecision" in kinds)
         wrong_previous = False
-        if step is not None and TG + "Observation" in kinds:
+        if steps and TG + "Observation" in kinds:
             ancestors = _ancestors(index, value)
-            analyses = [a for a in ancestors if ANALYSIS in index.types_of(a)]
+            analyses = [a for a in ancestors if analysis in index.types_of(a)]
             for previous in analyses:
-                between = any(b != previous and previous in _ancestors(index, b) for b in analyses)
-                if between:
-                    continue
-                for m in index.values(previous, TG + "stepNumber"):
-                    number = _step_value(m)
-                    if number is not None and number != step - 1:
+                if any(b != previous and previous in _ancestors(index, b) for b in analyses):
+                    continue  # not the nearest Analysis above the Observation
+                for m in map(_number, index.values(previous, TG + "stepNumber")):
+                    if m is not None and any(m != n - 1 for n in steps):
                         wrong_previous = True
         if branching or wrong_start or wrong_previous:
             yield None, value
 
 
-def _step_value(term) -> int | None:
-    text = term.value if type(term) is ox.Literal else ""
-    return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else None
-
-
 def _is_root_question(index: Index, node) -> bool:
-    QUESTION = TG + "Question"
-    if QUESTION not in index.types_of(node):
+    question = TG + "Question"
+    if question not in index.types_of(node):
         return False
-    return not any(QUESTION in index.types_of(a) for a in _ancestors(index, node))
+    return not any(question in index.types_of(a) for a in _ancestors(index, node))
 
 
 def _agent_synthesis(index: Index, node) -> bool:
-    steps = {TG + "StepResult", TG + "Finding"}
-    return any(steps & index.types_of(v) for v in index.values(node, DERIVED))
+    steps = (TG + "StepResult", TG + "Finding")
+    return any(s in index.types_of(v) for v in index.values(node, DERIVED) for s in steps)
 
 
 def _terminal_answers(index: Index, root) -> set:
@@ -423,21 +545,13 @@ def terminal_answers(index: Index, focus) -> Iterator:
     if _is_root_question(index, focus):
         count = len(_terminal_answers(index, focus))
         if count > 1:
-            yield None, ox.Literal(str(count), datatype=ox.NamedNode(XSD + "integer"))
+            yield None, _Literal(str(count), datatype=_NamedNode(XSD + "integer"))
 
 
 @sparql_rule("no-answer")
 def no_answer(index: Index, focus) -> Iterator:
     if _is_root_question(index, focus) and not _terminal_answers(index, focus):
         yield None, None
-
-
-TERMINATION_REASONS = ("final-answer", "plan-complete", "subagents-complete", "max-iterations", "error")
-PATTERN_REASONS = {
-    "react": {"final-answer", "max-iterations", "error"},
-    "plan-then-execute": {"plan-complete", "error"},
-    "supervisor": {"subagents-complete", "error"},
-}
 
 
 def answer_pattern(index: Index, node) -> str | None:
@@ -455,11 +569,12 @@ def answer_pattern(index: Index, node) -> str | None:
 
 @sparql_rule("termination-pattern")
 def termination_pattern(index: Index, focus) -> Iterator:
-    pattern = answer_pattern(index, focus)
-    allowed = PATTERN_REASONS.get(pattern, ())
+    # The ontology's tg:permitsTerminationReason; tg-trace check verifies the shape's SPARQL agrees.
+    allowed = permitted_reasons().get(answer_pattern(index, focus), ())
+    known = termination_reasons()
     for value in index.values(focus, TG + "terminationReason"):
-        text = value.value if type(value) is not ox.BlankNode and type(value) is not ox.Triple else None
-        if text in TERMINATION_REASONS and text not in allowed:
+        text = value.value if type(value) is _Literal else (value if is_iri(value) else None)
+        if text in known and text not in allowed:
             yield TG + "terminationReason", value
 
 
@@ -471,39 +586,32 @@ def termination_missing(index: Index, focus) -> Iterator:
         yield None, None
 
 
-def _tg_iri(term) -> bool:
-    return type(term) is ox.NamedNode and term.value.startswith(TG)
+_PROPERTY_KINDS = frozenset({OWL + "ObjectProperty", OWL + "DatatypeProperty", OWL + "AnnotationProperty"})
 
 
-@sparql_rule("unknown-class")
-def unknown_class(index: Index, focus) -> Iterator:
-    for value in index.values(focus, RDF_TYPE):
-        if _tg_iri(value) and OWL + "Class" not in index.types_of(value):
+@sparql_rule("unknown-class", static=True)
+def unknown_class(index: Index, kinds, predicates) -> Iterator:
+    for value in sorted(kinds):
+        if value.startswith(TG) and OWL + "Class" not in index.types_of(value):
             yield RDF_TYPE, value
 
 
-_PROPERTY_KINDS = {OWL + "ObjectProperty", OWL + "DatatypeProperty", OWL + "AnnotationProperty"}
-
-
-@sparql_rule("unknown-predicate")
-def unknown_predicate(index: Index, focus) -> Iterator:
-    for predicate in index.out.get(focus, {}):
-        if predicate.startswith(TG) and not (_PROPERTY_KINDS & index.types_of(ox.NamedNode(predicate))):
+@sparql_rule("unknown-predicate", static=True)
+def unknown_predicate(index: Index, kinds, predicates) -> Iterator:
+    for predicate in predicates:
+        if predicate.startswith(TG) and not (_PROPERTY_KINDS & index.types_of(predicate)):
             yield predicate, None
 
 
-@sparql_rule("deprecated-term")
-def deprecated_term(index: Index, focus) -> Iterator:
-    deprecated = index.values  # readability below
-    props = index.out.get(focus, {})
-    terms = [v for v in props.get(RDF_TYPE, ()) if _tg_iri(v)]
-    terms += [ox.NamedNode(p) for p in props if p.startswith(TG)]
-    for term in terms:
-        if _TRUE in deprecated(term, OWL + "deprecated"):
+_TRUE = _Literal("true", datatype=_NamedNode(XSD + "boolean"))
+
+
+@sparql_rule("deprecated-term", static=True)
+def deprecated_term(index: Index, kinds, predicates) -> Iterator:
+    terms = [v for v in sorted(kinds) if v.startswith(TG)] + [p for p in predicates if p.startswith(TG)]
+    for term in dict.fromkeys(terms):
+        if _TRUE in index.values(term, OWL + "deprecated"):
             yield None, term
-
-
-_TRUE = ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean"))
 
 
 # ---------------------------------------------------------------------------
@@ -528,7 +636,7 @@ def program() -> Program:
     graph = shapes_graph()
     compiler = Compiler(graph)
     compiled = Program()
-    for node in set(graph.subjects(rdflib.RDF.type, rdflib.URIRef(SH + "NodeShape"))):
+    for node in sorted(set(graph.subjects(rdflib.RDF.type, rdflib.URIRef(SH + "NodeShape"))), key=str):
         shape = compiler.shape(node)
         for cls in shape.target_classes:
             compiled.by_class[cls].append(shape)
@@ -537,7 +645,7 @@ def program() -> Program:
         if shape.target_all_nodes:
             compiled.every_node.append(shape)
     for s, p, o in declarations():
-        compiled.declarations.append((_ox(s), str(p), _ox(o)))
+        compiled.declarations.append((_from_rdflib(s), _intern(str(p)), _from_rdflib(o)))
     return compiled
 
 
@@ -550,59 +658,195 @@ def new_index() -> Index:
 
 def build_index(quads: Iterable[ox.Quad]) -> Index:
     index = new_index()
-    add = index.add
-    for quad in quads:
-        add(quad.subject, quad.predicate.value, quad.object)
+    index.add_quads(quads)
     return index
 
 
-def _declared(index: Index, node) -> bool:
-    return bool(_DECLARATION_KINDS & index.types_of(node))
-
-
 def check_index(index: Index) -> list[tuple]:
-    """(code, focus, path, value) of every violation."""
-    compiled = program()
-    by_class, by_subject_of = compiled.by_class, compiled.by_subject_of
+    """(code, focus, path, value) of every violation, nodes as pyoxigraph terms."""
+    plans: dict = {}
     hits: list[tuple] = []
+    append = hits.append
+    types = index.types
     for node, props in index.out.items():
-        shapes: list[Shape] = []
-        for cls in index.types.get(node, ()):
-            shapes.extend(by_class.get(cls, ()))
-        for predicate in props:
-            shapes.extend(by_subject_of.get(predicate, ()))
-        if compiled.every_node and not _declared(index, node):
-            shapes.extend(compiled.every_node)
-        seen = set()
-        for shape in shapes:
-            if shape.iri in seen:
-                continue
-            seen.add(shape.iri)
-            _run(shape, index, node, hits)
-    return hits
+        kinds = types.get(node, _EMPTY)
+        # Nodes of one kind share a plan: what their types and predicates alone decide is
+        # decided once; only checks that read values run per node.
+        signature = (frozenset(kinds), tuple(props))
+        plan = plans.get(signature)
+        if plan is None:
+            plan = plans[signature] = _plan(index, signature[0], signature[1])
+        static, dynamic = plan
+        for code, path, value in static:
+            append((code, node, path, value))
+        for run in dynamic:
+            run(index, node, props, hits)
+    return [(code, to_term(focus), path, to_term(value) if value is not None else None)
+            for code, focus, path, value in hits]
 
 
-def _run(shape: Shape, index: Index, focus, hits: list) -> None:
-    if shape.code is not None:
-        for path, value in _own_violations(shape, index, focus):
-            hits.append((shape.code, focus, path, value))
-    for prop in shape.properties:
-        if prop.code is None:
-            continue
-        for path, value in _own_violations(prop, index, focus):
-            hits.append((prop.code, focus, path, value))
-    for code, implementation in shape.sparql:
-        for path, value in implementation(index, focus):
-            hits.append((code, focus, path, value))
+def _plan(index: Index, kinds: frozenset, predicates: tuple) -> tuple[list, list]:
+    compiled = program()
+    chosen: dict = {}
+    for cls in kinds:
+        for shape in compiled.by_class.get(cls, ()):
+            chosen[shape.iri] = shape
+    for predicate in predicates:
+        for shape in compiled.by_subject_of.get(predicate, ()):
+            chosen[shape.iri] = shape
+    if compiled.every_node and not (_DECLARATION_KINDS & kinds):
+        for shape in compiled.every_node:
+            chosen[shape.iri] = shape
+    static: list = []
+    dynamic: list = []
+    generated: list = []
+    present = set(predicates)
+    for key in sorted(chosen):
+        shape = chosen[key]
+        rules = ([shape] if shape.code is not None else []) + [p for p in shape.properties if p.code is not None]
+        for rule in rules:
+            path = rule.path
+            if path is not None and (path.predicates == (RDF_TYPE,) or not present & set(path.predicates)):
+                # The values are the node's types, or there are none: the same for every such node.
+                values = sorted(kinds) if path.predicates == (RDF_TYPE,) else []
+                static.extend((rule.code, p, v) for p, v in _violations_of(rule, index, values))
+            elif path is None:
+                dynamic.append(_node_runner(rule))
+            else:
+                generated.append(rule)
+        for code, implementation in shape.sparql:
+            if implementation in STATIC_RULES:
+                static.extend((code, p, v) for p, v in implementation(index, kinds, predicates))
+            else:
+                dynamic.append(_sparql_runner(code, implementation))
+    run = _generate(generated, present)
+    if run is not None:
+        dynamic.insert(0, run)
+    return static, dynamic
 
 
-def _own_violations(shape: Shape, index: Index, focus) -> Iterator[tuple]:
-    if shape.path is not None:
-        yield from _violations(shape, index, focus)
-    else:
-        for _, test in shape.value_checks:
-            if not test(index, focus):
-                yield None, focus
+def _violations_of(shape: Shape, index: Index, values) -> Iterator[tuple]:
+    path = shape.path.report_path
+    for test in shape.count_checks:
+        if not test(len(values)):
+            yield path, None
+    for test in shape.list_checks:
+        if not test(index, values):
+            yield path, None
+    for test in shape.value_checks:
+        for value in values:
+            if not test(index, value):
+                yield path, value
+
+
+def _types_test(shape: Shape) -> Callable | None:
+    """A test on a value's asserted types alone, when that is all the shape checks."""
+    spec = shape.spec
+    if shape.path is None and not shape.properties and not shape.sparql and not spec.get("others") \
+            and not spec.get("or") and not spec.get("node") and not spec.get("nodeKind") \
+            and len(spec.get("class", ())) == 1:
+        cls = spec["class"][0]
+        return lambda kinds: cls in kinds
+    if shape.path is None and len(shape.properties) == 1 and not shape.value_checks and not shape.sparql:
+        prop = shape.properties[0]
+        pspec = prop.spec
+        if prop.path.predicates == (RDF_TYPE,) and not pspec.get("others") and not prop.value_checks \
+                and not prop.properties:
+            low, high = pspec.get("minCount", 0), pspec.get("maxCount")
+            return lambda kinds: len(kinds) >= low and (high is None or len(kinds) <= high)
+    return None
+
+
+def _inline_test(shape: Shape, namespace: dict) -> str | None:
+    """A Python expression over `v` standing for all of shape's value checks, if it has any."""
+    if not shape.value_checks:
+        return None
+    spec = shape.spec
+    common = len(spec["class"]) + len(spec["nodeKind"]) + len(spec["or"]) + len(spec["node"])
+    if spec.get("others") or len(shape.value_checks) != common:
+        name = f"t{len(namespace)}"
+        namespace[name] = tuple(shape.value_checks)
+        return f"all(f(index, v) for f in {name})"
+    parts = []
+    for kind in spec["nodeKind"]:
+        if kind == SH + "IRI":
+            parts.append('(type(v) is str and not v.startswith("_:"))')
+        elif kind == SH + "Literal":
+            parts.append("type(v) is Literal")
+        else:
+            name = f"t{len(namespace)}"
+            namespace[name] = _NODE_KINDS[kind]
+            parts.append(f"{name}(v)")
+    for cls in spec["class"]:
+        name = f"t{len(namespace)}"
+        namespace[name] = cls
+        parts.append(f"{name} in types_of(v)")
+    for options in spec["or"]:
+        tests = [_types_test(o) for o in options]
+        name = f"t{len(namespace)}"
+        if None in tests:
+            namespace[name] = tuple(options)
+            parts.append(f"any(conforms(o, index, v) for o in {name})")
+        else:
+            namespace[name] = tuple(tests)
+            parts.append(f"any(f(types_of(v)) for f in {name})")
+    for nested in spec["node"]:
+        test = _types_test(nested)
+        name = f"t{len(namespace)}"
+        if test is None:
+            namespace[name] = nested
+            parts.append(f"conforms({name}, index, v)")
+        else:
+            namespace[name] = test
+            parts.append(f"{name}(types_of(v))")
+    return " and ".join(parts)
+
+
+def _generate(rules: list, present: set) -> Callable | None:
+    """One Python function running every value-reading property rule of a kind of node."""
+    namespace: dict = {"Literal": _Literal, "conforms": conforms, "NONE": _NONE}
+    lines = ["def run(index, node, props, hits):", "    types_of = index.types_of", "    append = hits.append"]
+    for rule in rules:
+        predicates = [p for p in rule.path.predicates if p in present]
+        code, path = repr(rule.code), repr(rule.path.report_path)
+        if len(predicates) == 1:
+            lines.append(f"    values = props[{predicates[0]!r}]")
+        else:
+            lines.append(f"    values = list(dict.fromkeys(v for p in {tuple(predicates)!r} for v in props[p]))")
+        for test in rule.count_checks:
+            name = f"t{len(namespace)}"
+            namespace[name] = test
+            lines.append(f"    if not {name}(len(values)): append(({code}, node, {path}, None))")
+        for test in rule.list_checks:
+            name = f"t{len(namespace)}"
+            namespace[name] = test
+            lines.append(f"    if not {name}(index, values): append(({code}, node, {path}, None))")
+        expression = _inline_test(rule, namespace)
+        if expression:
+            lines.append("    for v in values:")
+            lines.append(f"        if not ({expression}): append(({code}, node, {path}, v))")
+    if len(lines) == 3:
+        return None
+    exec(compile("\n".join(lines), "<tgtrace compiled shapes>", "exec"), namespace)
+    return namespace["run"]
+
+
+def _node_runner(shape: Shape) -> Callable:
+    code = shape.code
+
+    def run(index, node, props, hits):
+        for path, value in _own_violations(shape, index, node):
+            hits.append((code, node, path, value))
+
+    return run
+
+
+def _sparql_runner(code: str, implementation: Callable) -> Callable:
+    def run(index, node, props, hits):
+        for path, value in implementation(index, node):
+            hits.append((code, node, path, value))
+
+    return run
 
 
 def check(quads: Iterable[ox.Quad]) -> list[tuple]:

@@ -1,0 +1,476 @@
+#!/usr/bin/env python3
+"""Benchmark tg-trace lint against pySHACL and pyoxigraph's bare parse.
+
+    python benchmarks/run.py                          # 10k, 100k and 1M triples
+    python benchmarks/run.py --sizes 10000 --skip-pyshacl-above 10000 --markdown
+
+For each size, a corpus of real-emitter traces is built once
+(``generate_corpus.py``, cached under ``benchmarks/.corpora/``), then each
+tool runs in a fresh process so that its wall time and peak RSS are its own:
+
+- ``bare parse``: pyoxigraph parsing the file and counting quads, nothing else;
+- ``tg-trace lint``: the real command, fast engine, JSON output;
+- ``tg-trace lint -j N``: the same in N processes, when the command has ``-j``;
+- ``pySHACL``: the same command with ``--engine shacl``, i.e. pySHACL running
+  the project's shapes (the reference the fast engine must agree with).
+
+The (rule, focus) sets of the fast engine and pySHACL are compared on every
+size where pySHACL ran, and the faults the generator injected must all be
+reported. Exit status 1 when any of that fails; timings are reported, never
+asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+GENERATOR = HERE / "generate_corpus.py"
+DEFAULT_CORPORA = HERE / ".corpora"
+
+# The targets of the benchmark: reported against, never asserted.
+TARGET_VS_PYSHACL = 25.0  # pySHACL wall / tg-trace wall, at least
+TARGET_VS_PARSE = 1.5     # tg-trace wall / bare parse wall, at most
+TARGET_RSS_MB = 400.0     # peak RSS of tg-trace lint, at most
+
+BARE_PARSE = """\
+import sys
+import pyoxigraph as ox
+count = 0
+for _ in ox.parse(path=sys.argv[1], format=ox.RdfFormat.N_QUADS):
+    count += 1
+print(count)
+"""
+
+
+@dataclass
+class Measure:
+    tool: str
+    size: int
+    wall: float
+    rss_mb: float
+    cpu: float
+    findings: set | None = None
+    runs: list = field(default_factory=list)
+    note: str = ""
+
+
+# ---------------------------------------------------------------------------
+# Running one command in a fresh process
+# ---------------------------------------------------------------------------
+
+def _tree_rss_kb(root: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                stat = handle.read()
+            fields = stat[stat.rindex(b")") + 2:].split()
+            pid = int(entry.name)
+            parents[pid] = int(fields[1])
+            rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE") // 1024
+        except (OSError, ValueError, IndexError):
+            continue
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    return sum(rss.get(pid, 0) for pid in tree)
+
+
+def run_measured(cmd: list[str], stdout_path: Path, sample_tree: bool = False,
+                 cwd: Path | None = None) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS in MB and CPU seconds (user + system) of one command.
+
+    Peak RSS is the kernel's figure for the process (wait4), which for a
+    command that forks covers its largest single process; with
+    ``sample_tree`` it is instead the largest sum over the whole process
+    tree, sampled every 50 ms, as parallel workers are alive at once.
+    """
+    with open(stdout_path, "wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, cwd=cwd)
+        peak_tree = [0]
+        done = threading.Event()
+        sampler = None
+        if sample_tree:
+            def sample():
+                while not done.wait(0.05):
+                    peak_tree[0] = max(peak_tree[0], _tree_rss_kb(proc.pid))
+            sampler = threading.Thread(target=sample, daemon=True)
+            sampler.start()
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        done.set()
+        if sampler is not None:
+            sampler.join()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: "
+                           f"{err.decode(errors='replace').strip()[-2000:]}")
+    rss_kb = max(usage.ru_maxrss, peak_tree[0]) if sample_tree else usage.ru_maxrss
+    # CPU time covers the workers a parallel run waited for; it is less sensitive
+    # than wall time to other load on the machine.
+    return wall, rss_kb / 1024, usage.ru_utime + usage.ru_stime
+
+
+def tg_trace_command() -> list[str]:
+    beside = Path(sys.executable).parent / "tg-trace"
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("tg-trace")
+    return [found] if found else [sys.executable, "-m", "tgtrace.cli"]
+
+
+def lint_jobs_option() -> str | None:
+    """The parallel option of tg-trace lint (-j/--jobs), if the installed command has one."""
+    help_text = subprocess.run(tg_trace_command() + ["lint", "--help"], capture_output=True,
+                               text=True).stdout
+    if "--jobs" in help_text:
+        return "--jobs"
+    if "-j " in help_text or "-j," in help_text:
+        return "-j"
+    return None
+
+
+def findings_of(json_path: Path) -> set[tuple[str, str]]:
+    document = json.loads(json_path.read_text(encoding="utf-8"))
+    return {(f["rule"], f["focus"]) for f in document["findings"]}
+
+
+def measure(tool: str, cmd: list[str], size: int, work: Path, repeat: int,
+            parse_findings: bool, sample_tree: bool = False) -> Measure:
+    runs = []
+    findings = None
+    for i in range(repeat):
+        out = work / f"{tool.replace(' ', '_')}-{size}-{i}.out"
+        wall, rss, cpu = run_measured(cmd, out, sample_tree=sample_tree, cwd=work)
+        runs.append((wall, rss, cpu))
+        if parse_findings:
+            got = findings_of(out)
+            if findings is not None and got != findings:
+                raise RuntimeError(f"{tool} reported different findings on two runs")
+            findings = got
+        out.unlink()
+    wall = statistics.median(w for w, _, _ in runs)
+    cpu = statistics.median(c for _, _, c in runs)
+    rss = max(r for _, r, _ in runs)
+    return Measure(tool, size, wall, rss, cpu, findings, runs)
+
+
+# ---------------------------------------------------------------------------
+# Corpora
+# ---------------------------------------------------------------------------
+
+def corpus_inputs_digest() -> str:
+    """What a corpus depends on: the generators and the shapes (fault recipes)."""
+    digest = hashlib.sha256()
+    for path in [GENERATOR, ROOT / "examples" / "generate.py", *sorted((ROOT / "shapes").glob("*.ttl"))]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+def corpus(size: int, faults: float, seed: str, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"corpus-{size}-f{faults:g}-s{seed}-{corpus_inputs_digest()}.nq"
+    if not path.exists() or not Path(str(path) + ".faults.json").exists():
+        print(f"generating {path.name} ...", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, str(GENERATOR), "--triples", str(size), "--out", str(path),
+                        "--faults", str(faults), "--seed", seed], check=True)
+    return path
+
+
+def reference_digest(corpus_path: Path) -> str:
+    """What pySHACL's result on a corpus depends on: the corpus, the shapes, the
+    ontology, the reference engine and the pySHACL and rdflib versions."""
+    digest = hashlib.sha256(corpus_path.name.encode())
+    tgtrace = ROOT / "validators" / "tgtrace"
+    for path in [*sorted((ROOT / "shapes").glob("*.ttl")), *sorted((ROOT / "ontology").glob("*.ttl")),
+                 tgtrace / "engines" / "shacl.py"]:
+        digest.update(path.read_bytes())
+    for dist in ("pyshacl", "rdflib", "pyoxigraph"):
+        digest.update(metadata.version(dist).encode())
+    return digest.hexdigest()[:16]
+
+
+def cached_reference(corpus_path: Path, folder: Path) -> tuple[Measure | None, Path]:
+    path = folder / "pyshacl" / f"{reference_digest(corpus_path)}.json"
+    if not path.exists():
+        return None, path
+    data = json.loads(path.read_text())
+    m = Measure("pySHACL", data["triples"], data["wall_s"], data["peak_rss_mb"], data["cpu_s"],
+                {tuple(k) for k in data["findings"]}, data["runs"])
+    m.note = f"measured {data['date']}"
+    return m, path
+
+
+def store_reference(m: Measure, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
+        "triples": m.size, "wall_s": m.wall, "peak_rss_mb": m.rss_mb, "cpu_s": m.cpu,
+        "runs": m.runs, "findings": sorted(m.findings),
+    }) + "\n")
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+def environment() -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+
+    def version(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                            capture_output=True, text=True).stdout.strip()
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "load_average": round(os.getloadavg()[0], 2),
+        "cpu": cpu,
+        "cores": len(os.sched_getaffinity(0)),
+        "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "python": platform.python_version(),
+        "trustgraph-ontology": version("trustgraph-ontology"),
+        "commit": commit or "unknown",
+        "pyoxigraph": version("pyoxigraph"),
+        "pyshacl": version("pyshacl"),
+        "rdflib": version("rdflib"),
+        "trustgraph-base": version("trustgraph-base"),
+    }
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def table_rows(results: dict[int, dict[str, Measure]]) -> list[list[str]]:
+    rows = []
+    for size, by_tool in results.items():
+        parse = by_tool.get("bare parse")
+        shacl = by_tool.get("pySHACL")
+        for tool, m in by_tool.items():
+            vs_parse = _ratio(m.wall, parse.wall if parse else None)
+            vs_shacl = _ratio(shacl.wall if shacl else None, m.wall) if tool not in ("pySHACL", "bare parse") else None
+            rows.append([
+                f"{size:,}",
+                tool + (f" ({m.note})" if m.note else ""),
+                f"{m.wall:.2f}",
+                f"{m.cpu:.2f}",
+                f"{m.wall / size * 1e6:.2f}",
+                f"{m.rss_mb:.0f}",
+                "-" if m.findings is None else f"{len(m.findings):,}",
+                "-" if vs_parse is None else f"{vs_parse:.2f}x",
+                "-" if vs_shacl is None else f"{vs_shacl:.1f}x",
+            ])
+    return rows
+
+
+HEADER = ["triples", "tool", "wall s", "CPU s", "µs/triple", "peak RSS MB", "findings",
+          "÷ bare parse", "pySHACL ÷ tool"]
+
+
+def render_table(rows: list[list[str]], markdown: bool) -> str:
+    if markdown:
+        lines = ["| " + " | ".join(HEADER) + " |",
+                 "|" + "|".join("---:" if i != 1 else "---" for i in range(len(HEADER))) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADER)]
+    fmt = lambda cells: "  ".join(c.ljust(w) if i == 1 else c.rjust(w)  # noqa: E731
+                                  for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([fmt(HEADER), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def check_lines(results: dict[int, dict[str, Measure]], injected: dict[int, set],
+                jobs_tool: str | None) -> tuple[list[str], bool]:
+    """One line per check and target; and whether every correctness check passed."""
+    lines, ok = [], True
+    mark = lambda good: "met" if good else "MISSED"  # noqa: E731
+    for size, by_tool in results.items():
+        fast, parse, shacl = by_tool["tg-trace lint"], by_tool.get("bare parse"), by_tool.get("pySHACL")
+        head = f"{size:,} triples:"
+        if shacl is not None:
+            if shacl.findings == fast.findings:
+                lines.append(f"{head} findings identical to pySHACL ({len(fast.findings):,} (rule, focus) pairs)")
+            else:
+                ok = False
+                only_fast = sorted(fast.findings - shacl.findings)
+                only_shacl = sorted(shacl.findings - fast.findings)
+                lines.append(f"{head} findings DIFFER from pySHACL: {len(only_fast)} only in tg-trace, "
+                             f"{len(only_shacl)} only in pySHACL")
+                lines += [f"    only tg-trace: {r} {f}" for r, f in only_fast[:20]]
+                lines += [f"    only pySHACL:  {r} {f}" for r, f in only_shacl[:20]]
+        else:
+            lines.append(f"{head} findings not compared (pySHACL skipped at this size)")
+        missing = injected[size] - fast.findings
+        if missing:
+            ok = False
+            lines.append(f"{head} {len(missing)} of {len(injected[size])} injected faults NOT reported: "
+                         + ", ".join(f"{r} {f}" for r, f in sorted(missing)[:10]))
+        else:
+            lines.append(f"{head} all {len(injected[size])} injected faults reported")
+        if jobs_tool and jobs_tool in by_tool:
+            par = by_tool[jobs_tool]
+            if par.findings != fast.findings:
+                ok = False
+                lines.append(f"{head} {jobs_tool} findings DIFFER from one process "
+                             f"({len(par.findings ^ fast.findings)} pairs)")
+            lines.append(f"{head} {jobs_tool} speed-up over one process: {fast.wall / par.wall:.2f}x")
+        if shacl is not None:
+            r = shacl.wall / fast.wall
+            lines.append(f"{head} pySHACL ÷ tg-trace = {r:.1f}x (target ≥ {TARGET_VS_PYSHACL:g}x: {mark(r >= TARGET_VS_PYSHACL)})")
+        if parse is not None:
+            r = fast.wall / parse.wall
+            lines.append(f"{head} tg-trace ÷ bare parse = {r:.2f}x (target ≤ {TARGET_VS_PARSE:g}x: {mark(r <= TARGET_VS_PARSE)})")
+        lines.append(f"{head} tg-trace peak RSS {fast.rss_mb:.0f} MB (target ≤ {TARGET_RSS_MB:g} MB: "
+                     f"{mark(fast.rss_mb <= TARGET_RSS_MB)})")
+    if len(results) > 1:
+        per = {size: by_tool["tg-trace lint"].wall / size * 1e6 for size, by_tool in results.items()}
+        lines.append("tg-trace cost per triple by size: "
+                     + ", ".join(f"{size:,}: {us:.2f} µs" for size, us in per.items()))
+    return lines, ok
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="run.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000",
+                        help="comma-separated corpus sizes in triples (default 10000,100000,1000000)")
+    parser.add_argument("--skip-pyshacl-above", type=int, default=None, metavar="N",
+                        help="do not run pySHACL on corpora larger than N triples")
+    parser.add_argument("-j", "--jobs", type=int, default=2,
+                        help="processes for the parallel tg-trace row (default 2; 0 or 1: no such row)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each fast tool per size; the median wall time is reported "
+                             "(pySHACL runs once) (default 3)")
+    parser.add_argument("--faults", type=float, default=0.01, help="share of faulty traces (default 0.01)")
+    parser.add_argument("--seed", default="0", help="corpus seed (default 0)")
+    parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA,
+                        help="where corpora are cached (default benchmarks/.corpora)")
+    parser.add_argument("--reuse-pyshacl", action="store_true",
+                        help="reuse a pySHACL measurement stored by an earlier run when the corpus, shapes, "
+                             "ontology, reference engine and pySHACL/rdflib versions are unchanged "
+                             "(pySHACL takes hours at 1M triples); the table marks it with its date")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the raw results here")
+    args = parser.parse_args(argv)
+    try:
+        sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        parser.error(f"--sizes takes integers, not {args.sizes!r}")
+    if not sizes or min(sizes) < 1:
+        parser.error("--sizes takes positive integers")
+
+    env = environment()
+    lint = tg_trace_command() + ["lint"]
+    common = ["--format", "json", "--fail-on", "never", "--no-config"]
+    jobs_option = lint_jobs_option() if args.jobs > 1 else None
+    jobs_tool = f"tg-trace lint -j {args.jobs}" if jobs_option else None
+    work = args.corpora / "runs"
+    work.mkdir(parents=True, exist_ok=True)
+
+    results: dict[int, dict[str, Measure]] = {}
+    injected: dict[int, set] = {}
+    for size in sizes:
+        path = corpus(size, args.faults, args.seed, args.corpora)
+        manifest = json.loads(Path(str(path) + ".faults.json").read_text())
+        triples = manifest["triples"]
+        injected[triples] = {(f["rule"], f["focus"]) for f in manifest["faults"]}
+        by_tool: dict[str, Measure] = {}
+        print(f"measuring {triples:,} triples ...", file=sys.stderr, flush=True)
+        by_tool["bare parse"] = measure("bare parse", [sys.executable, "-c", BARE_PARSE, str(path)],
+                                        triples, work, args.repeat, parse_findings=False)
+        by_tool["tg-trace lint"] = measure("tg-trace lint", lint + [str(path)] + common,
+                                           triples, work, args.repeat, parse_findings=True)
+        if jobs_tool:
+            m = measure(jobs_tool, lint + [str(path), jobs_option, str(args.jobs)] + common,
+                        triples, work, args.repeat, parse_findings=True, sample_tree=True)
+            m.note = "RSS summed over processes"
+            by_tool[jobs_tool] = m
+        if args.skip_pyshacl_above is None or triples <= args.skip_pyshacl_above:
+            cached, cache_path = cached_reference(path, args.corpora)
+            if cached is not None and args.reuse_pyshacl:
+                by_tool["pySHACL"] = cached
+            else:
+                print(f"  pySHACL on {triples:,} triples (slow) ...", file=sys.stderr, flush=True)
+                m = measure("pySHACL", lint + [str(path), "--engine", "shacl"] + common,
+                            triples, work, 1, parse_findings=True)
+                store_reference(m, cache_path)
+                by_tool["pySHACL"] = m
+        results[triples] = by_tool
+
+    env["load_average_after"] = round(os.getloadavg()[0], 2)
+    bullet = "- " if args.markdown else ""
+    header = [
+        f"date: {env['date']}",
+        f"machine: {env['cpu']}, {env['cores']} cores, {env['memory_gb']} GB RAM; 1-minute load "
+        f"average {env['load_average']} before the run, {env['load_average_after']} after",
+        f"software: Python {env['python']}, trustgraph-ontology {env['trustgraph-ontology']} "
+        f"({env['commit']}), pyoxigraph {env['pyoxigraph']}, pyshacl {env['pyshacl']}, "
+        f"rdflib {env['rdflib']}",
+        f"corpus: real-emitter traces (trustgraph-base {env['trustgraph-base']}), "
+        f"{args.faults * 100:g}% of traces faulty, seed {args.seed}",
+        f"timing: median of {args.repeat} run(s) per tool, pySHACL one run; peak RSS: the largest run",
+    ]
+    if not jobs_tool and args.jobs > 1:
+        header.append("tg-trace lint has no -j option in this version: no parallel row")
+    for line in header:
+        print(bullet + line)
+    print()
+    print(render_table(table_rows(results), args.markdown))
+    print()
+    lines, ok = check_lines(results, injected, jobs_tool)
+    for line in lines:
+        print(("- " if args.markdown else "") + line)
+
+    if args.json:
+        args.json.write_text(json.dumps({
+            "environment": env,
+            "results": [
+                {"triples": size, "tool": m.tool, "wall_s": m.wall, "peak_rss_mb": m.rss_mb,
+                 "runs": m.runs, "findings": None if m.findings is None else len(m.findings)}
+                for size, by_tool in results.items() for m in by_tool.values()
+            ],
+            "checks": lines,
+            "ok": ok,
+        }, indent=2) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
