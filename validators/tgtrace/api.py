@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Sequence
+import os
+from typing import Callable, Iterable, Sequence
 
 import pyoxigraph as ox
 
 from . import traces
-from .loaders import Input, load
+from .loaders import Input, expand_paths, load
 from .model import Finding, Report, Severity
 from .namespaces import RDF_TYPE
 from .rules import Rule, all_rules, get_rule
@@ -54,6 +55,8 @@ def lint_input(
     from .engines import fast, shacl
 
     rules = all_rules()
+    if engine == "fast" and source.events is not None:
+        return _lint_stream(source, codes, severities)
     if engine == "fast":
         index = fast.new_index()
         count = index.add_quads(source.quads())
@@ -65,9 +68,46 @@ def lint_input(
         index = fast.build_index(quads)
     else:
         raise ValueError(f"unknown engine {engine!r} (choose fast or shacl)")
+    findings, found_traces = _findings(source, index, hits, codes, severities, rules)
+    return findings, found_traces, count, _terms_used(index), _type_sets(index)
+
+
+def _lint_stream(source: Input, codes, severities) -> tuple:
+    """An explain stream, linted trace by trace as each one completes."""
+    from .engines import fast
+    from .stream import StreamLinter
+
+    rules = all_rules()
+    linter = StreamLinter()
+    findings: list = []
+    found_traces: dict = {}
+    count = 0
+    used: Counter = Counter()
+    sets: Counter = Counter()
+
+    def take(group) -> None:
+        index, lines, _ = group
+        source._lines = lines
+        found, traces_found = _findings(source, index, fast.check_index(index), codes, severities, rules)
+        findings.extend(found)
+        found_traces.update(traces_found)
+        used.update(_terms_used(index))
+        sets.update(_type_sets(index))
+
+    for line, quads in source.events():
+        count += len(quads)
+        for group in linter.feed(line, quads):
+            take(group)
+    for group in linter.finish():
+        take(group)
+    source.extra["peak_triples_held"] = linter.peak
+    return findings, found_traces, count, used, sets
+
+
+def _findings(source: Input, index, hits, codes, severities, rules) -> tuple[list, dict]:
+    from .engines import fast
+
     trace_index = traces.TraceIndex(index)
-    used = _terms_used(index)
-    used_type_sets = _type_sets(index)
     unique = {}
     for code, focus, path, value in hits:
         if codes is not None and code not in codes:
@@ -100,8 +140,7 @@ def lint_input(
             path=path,
             value=traces.iri(value) if value is not None else None,
         ))
-    found_traces = {traces.iri(root): source.name for root in trace_index.roots()}
-    return findings, found_traces, count, used, used_type_sets
+    return findings, {traces.iri(root): source.name for root in trace_index.roots()}
 
 
 def _first_lines(source: Input, foci: set) -> dict:
@@ -145,6 +184,11 @@ def _terms_used(index) -> Counter:
     return Counter({k: v for k, v in used.items() if v > 0})
 
 
+def _lint_file(path: str, input_format, engine, codes, severities) -> list[tuple]:
+    """Lint one file in a worker process."""
+    return [(item.name, lint_input(item, engine, codes, severities)) for item in load(path, input_format)]
+
+
 def lint(
     *sources,
     engine: str = "fast",
@@ -153,6 +197,8 @@ def lint(
     severities: dict[str, Severity] | None = None,
     fail_on: Severity | str | None = Severity.ERROR,
     input_format: str | None = None,
+    jobs: int = 1,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Report:
     """Lint traces.
 
@@ -160,6 +206,9 @@ def lint(
     object, an rdflib Graph or Dataset, a list of wire-format dicts or explain
     events, or a list of TrustGraph ``Triple`` objects. Each input is linted on
     its own: a link to an entity in another file is reported as dangling.
+
+    ``jobs`` > 1 lints files in that many worker processes. ``progress`` is
+    called as progress(name, bytes_done, bytes_total) while files are read.
     """
     if isinstance(fail_on, str):
         fail_on = None if fail_on == "never" else Severity.parse(fail_on)
@@ -167,15 +216,36 @@ def lint(
     report = Report(fail_on=fail_on)
     used: Counter = Counter()
     type_sets: Counter = Counter()
+
+    def collect(name: str, result: tuple) -> None:
+        findings, found, count, terms, sets = result
+        report.findings.extend(findings)
+        report.traces.update(found)
+        report.files.append(name)
+        report.triples += count
+        used.update(terms)
+        type_sets.update(sets)
+
+    files = [p for s in sources if isinstance(s, (str, os.PathLike)) and str(s) != "-"
+             for p in expand_paths([str(s)])]
+    if jobs > 1 and len(files) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        others = [s for s in sources if not (isinstance(s, (str, os.PathLike)) and str(s) != "-")]
+        sizes = {f: os.path.getsize(f) for f in files}
+        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+            futures = [pool.submit(_lint_file, f, input_format, engine, codes, severities) for f in files]
+            for path, future in zip(files, futures):
+                for name, result in future.result():
+                    collect(name, result)
+                if progress is not None:
+                    progress(path, sizes[path], sizes[path])
+        sources = others
     for source in sources:
         for item in load(source, input_format):
-            findings, found, count, terms, sets = lint_input(item, engine, codes, severities)
-            type_sets.update(sets)
-            report.findings.extend(findings)
-            report.traces.update(found)
-            report.files.append(item.name)
-            report.triples += count
-            used.update(terms)
+            if progress is not None:
+                item.progress = lambda done, item=item: progress(item.name, done, item.size)
+            collect(item.name, lint_input(item, engine, codes, severities))
     report.findings.sort(key=_order)
     report.terms_used = dict(used)
     report.type_sets = dict(type_sets)

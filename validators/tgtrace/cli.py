@@ -23,6 +23,39 @@ class UsageProblem(click.ClickException):
         click.echo(f"tg-trace: {self.format_message()}", err=True)
 
 
+class ProgressBar:
+    """A progress bar on standard error that appears only once a run has taken a second."""
+
+    DELAY = 1.0
+
+    def __init__(self) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self._started = self._clock()
+        self._progress = None
+        self._tasks: dict = {}
+
+    def update(self, name: str, done: int, total: int) -> None:
+        if self._progress is None:
+            if self._clock() - self._started < self.DELAY:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+                                      TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+            self._progress.start()
+        task = self._tasks.get(name)
+        if task is None:
+            task = self._tasks[name] = self._progress.add_task(name, total=total or None)
+        self._progress.update(task, completed=done)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
 def _split(values) -> list[str]:
     return [part for value in values or () for part in value.split(",") if part.strip()]
 
@@ -63,8 +96,12 @@ def main() -> None:
               help="Exit 1 when the traces exercise less than this share of the ontology's classes and predicates.")
 @click.option("--summary", "summary_file", type=click.Path(dir_okay=False), default=None,
               help="Append a Markdown summary to this file. Default: $GITHUB_STEP_SUMMARY when set.")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=1, show_default=True,
+              help="Lint this many files at once, in separate processes.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show a progress bar on standard error for long inputs. Default: when it is a terminal.")
 def lint(paths, fmt, fail_on, select, ignore, engine, input_format, color, output_file, config_file, no_config,
-         baseline, write_baseline, statistics, min_coverage, summary_file) -> None:
+         baseline, write_baseline, statistics, min_coverage, summary_file, jobs, progress) -> None:
     """Lint trace files (N-Quads, N-Triples, Turtle, TriG, JSON-LD, TrustGraph wire JSON or JSONL
     explain streams). PATHS may be files, directories or - for standard input.
 
@@ -101,6 +138,7 @@ def lint(paths, fmt, fail_on, select, ignore, engine, input_format, color, outpu
         )
     except configuration.ConfigError as exc:
         raise UsageProblem(str(exc)) from None
+    bar = ProgressBar() if (sys.stderr.isatty() if progress is None else progress) else None
     try:
         report = run_lint(
             *paths,
@@ -110,11 +148,16 @@ def lint(paths, fmt, fail_on, select, ignore, engine, input_format, color, outpu
             severities=settings.severity or None,
             fail_on=settings.fail_on or "never",
             input_format=input_format,
+            jobs=jobs,
+            progress=bar.update if bar else None,
         )
     except InputError as exc:
         raise UsageProblem(str(exc)) from None
     except UnknownRule as exc:
         raise UsageProblem(str(exc)) from None
+    finally:
+        if bar:
+            bar.close()
     report = settings.apply(report)
 
     if write_baseline:

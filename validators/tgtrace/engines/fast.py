@@ -29,7 +29,9 @@ import rdflib
 from ..enumerations import permitted_reasons, termination_reasons
 from ..namespaces import OWL, PROV, RDF, RDF_TYPE, SH, TG, TGL, TGSH, XSD
 
-DERIVED = PROV + "wasDerivedFrom"
+# Interned, so the index compares predicates by identity.
+DERIVED = sys.intern(PROV + "wasDerivedFrom")
+RDF_TYPE = sys.intern(RDF_TYPE)
 STATEMENT = RDF + "Statement"
 _DECLARATION_KINDS = frozenset({OWL + "Class", OWL + "ObjectProperty", OWL + "DatatypeProperty",
                                 OWL + "AnnotationProperty", OWL + "NamedIndividual"})
@@ -95,36 +97,48 @@ class Index:
         """Add pyoxigraph quads; returns how many were read."""
         out, types, intern, children = self.out, self.types, _intern, self._children
         count = 0
+        last_subject = None
+        props: dict = {}
         enabled = gc.isenabled()
         gc.disable()
         try:
             for s, p, o, _ in quads:
                 count += 1
-                kind = type(s)
-                s = intern(s.value) if kind is _NamedNode else ("_:" + s.value if kind is _BlankNode else s)
+                # Emitters write an entity's triples together: reuse the last subject's slot.
+                if type(s) is _NamedNode:
+                    key = s.value
+                    if key != last_subject:
+                        last_subject = key = intern(key)
+                        props = out.get(key)
+                        if props is None:
+                            props = out[key] = {}
+                    else:
+                        key = last_subject
+                else:
+                    key = "_:" + s.value if type(s) is _BlankNode else s
+                    last_subject = None
+                    props = out.get(key)
+                    if props is None:
+                        props = out[key] = {}
                 p = intern(p.value)
                 kind = type(o)
                 if kind is _NamedNode:
                     o = intern(o.value)
                 elif kind is _BlankNode:
                     o = "_:" + o.value
-                props = out.get(s)
-                if props is None:
-                    out[s] = {p: [o]}
+                values = props.get(p)
+                if values is None:
+                    props[p] = [o]
+                elif o in values:
+                    continue
                 else:
-                    values = props.get(p)
-                    if values is None:
-                        props[p] = [o]
-                    elif o in values:
-                        continue
-                    else:
-                        values.append(o)
-                if p == DERIVED:
-                    children[o].append(s)
-                elif p == RDF_TYPE and type(o) is str:
-                    kinds = types.get(s)
+                    values.append(o)
+                if p is DERIVED:
+                    children[o].append(key)
+                elif p is RDF_TYPE and kind is _NamedNode:
+                    kinds = types.get(key)
                     if kinds is None:
-                        types[s] = {o}
+                        types[key] = {o}
                     else:
                         kinds.add(o)
         finally:

@@ -70,6 +70,10 @@ class Input:
     path: Path | None = None
     size: int = 0
     extra: dict = field(default_factory=dict)
+    # Called with the number of bytes read so far, where the format is streamed from disk.
+    progress: Callable[[int], None] | None = None
+    # For explain streams: the events, one (line, quads) at a time, so traces can be linted as they end.
+    events: Callable[[], Iterator[tuple[int, list]]] | None = None
 
     def quads(self) -> Iterator[ox.Quad]:
         try:
@@ -199,31 +203,44 @@ def _json_input(name: str, data: bytes, path: Path | None, declared: str | None)
     return Input(name, "wire", lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
 
 
-def _jsonl_input(name: str, data: bytes, path: Path | None) -> Input:
-    quads: list[ox.Quad] = []
-    lines: dict[tuple, int] = {}
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            event = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(name, number, f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
-        try:
-            if isinstance(event, dict) and "explain_triples" in event:
-                new = events_to_quads([event])
-            elif isinstance(event, dict) and {"s", "p", "o"} <= event.keys():
-                new = triples_to_quads([event])
-            elif isinstance(event, dict):
-                continue  # other message types on the same stream carry no triples
-            else:
-                raise WireError(None, "expected one JSON object per line")
-        except WireError as exc:
-            raise InputError(name, number, exc.problem) from None
-        for quad in new:
-            lines.setdefault((quad.subject, quad.predicate, quad.object), number)
-        quads.extend(new)
-    return Input(name, "jsonl", lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
+def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:
+    """An explain stream: one JSON event (or wire triple) per line, read lazily."""
+
+    def events() -> Iterator[tuple[int, list[ox.Quad]]]:
+        lines = data.split(b"\n") if data is not None else _file_lines(path)
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            try:
+                event = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise InputError(name, number, f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+            try:
+                if isinstance(event, dict) and "explain_triples" in event:
+                    yield number, events_to_quads([event])
+                elif isinstance(event, dict) and {"s", "p", "o"} <= event.keys():
+                    yield number, triples_to_quads([event])
+                elif not isinstance(event, dict):
+                    raise WireError(None, "expected one JSON object per line")
+                # other message types on the same stream carry no triples
+            except WireError as exc:
+                raise InputError(name, number, exc.problem) from None
+
+    def quads() -> Iterator[ox.Quad]:
+        for number, batch in events():
+            for quad in batch:
+                item._lines.setdefault((quad.subject, quad.predicate, quad.object), number)
+            yield from batch
+
+    size = len(data) if data is not None else (path.stat().st_size if path else 0)
+    item = Input(name, "jsonl", quads, _lines={}, text=data, path=path, size=size)
+    item.events = events
+    return item
+
+
+def _file_lines(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as handle:
+        yield from handle
 
 
 def _rdf_input(name: str, fmt: str, data: bytes | None, path: Path | None) -> Input:
@@ -231,11 +248,32 @@ def _rdf_input(name: str, fmt: str, data: bytes | None, path: Path | None) -> In
 
     def parse() -> Iterator[ox.Quad]:
         if path is not None and data is None:
+            if item.progress is not None:
+                return _parse_counting(path, rdf_format, item.progress)
             return ox.parse(path=str(path), format=rdf_format, base_iri=None)
         return ox.parse(data, format=rdf_format)
 
     size = len(data) if data is not None else (path.stat().st_size if path else 0)
-    return Input(name, fmt, parse, text=data, path=path, size=size)
+    item = Input(name, fmt, parse, text=data, path=path, size=size)
+    return item
+
+
+class _CountingReader:
+    """A file pyoxigraph reads through, reporting how far it got."""
+
+    def __init__(self, handle, report: Callable[[int], None]):
+        self.handle, self.report, self.done = handle, report, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.handle.read(size)
+        self.done += len(data)
+        self.report(self.done)
+        return data
+
+
+def _parse_counting(path: Path, rdf_format, report: Callable[[int], None]) -> Iterator[ox.Quad]:
+    with open(path, "rb") as handle:
+        yield from ox.parse(_CountingReader(handle, report), format=rdf_format)
 
 
 def from_bytes(name: str, data: bytes, input_format: str | None = None, path: Path | None = None) -> Input:
@@ -252,9 +290,13 @@ def from_bytes(name: str, data: bytes, input_format: str | None = None, path: Pa
 def from_path(path: Path, input_format: str | None = None) -> Input:
     name = str(path)
     try:
-        if (input_format or _EXTENSIONS.get(path.suffix.lower()) or "") in RDF_FORMATS:
+        declared = input_format or _EXTENSIONS.get(path.suffix.lower()) or ""
+        if declared in RDF_FORMATS:
             # Large RDF files are streamed by pyoxigraph straight from disk.
-            return _rdf_input(name, input_format or _EXTENSIONS[path.suffix.lower()], None, path)
+            return _rdf_input(name, declared, None, path)
+        if declared == "jsonl":
+            path.stat()  # an unreadable file fails here, with its name
+            return _jsonl_input(name, None, path)
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(name, None, exc.strerror or str(exc)) from None

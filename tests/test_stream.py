@@ -1,0 +1,76 @@
+"""Explain streams are linted trace by trace: same findings as the whole file, bounded memory."""
+
+import json
+import re
+
+import tgtrace
+from tgtrace.api import lint_input, select_rules
+from tgtrace.loaders import load
+
+from conftest import EXAMPLES
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+ANSWER = "https://trustgraph.ai/ns/Answer"
+
+
+def interleaved_stream(copies: int, faulty: set[int]) -> list[str]:
+    """Copies of the bundled capture with fresh ids, their events interleaved round-robin."""
+    events = (EXAMPLES / "explain-stream.jsonl").read_text().splitlines()
+    streams = []
+    for k in range(copies):
+        renamed = [UUID.sub(lambda m: m.group(0)[:-6] + f"{k:06d}", line) for line in events]
+        if k in faulty:
+            last = json.loads(renamed[-1])  # the agent's Conclusion
+            last["explain_triples"] = [t for t in last["explain_triples"] if t["o"].get("i") != ANSWER]
+            renamed[-1] = json.dumps(last)
+        streams.append(renamed)
+    return [stream[i] for i in range(len(events)) for stream in streams]
+
+
+def write(tmp_path, lines):
+    path = tmp_path / "capture.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_stream_findings_equal_whole_file_findings(tmp_path):
+    path = write(tmp_path, interleaved_stream(12, faulty={3, 7}))
+    streamed = tgtrace.lint(path, fail_on="never")
+    whole = tgtrace.lint(path, engine="shacl", fail_on="never")  # the reference reads the whole file at once
+    assert {(f.rule, f.focus, f.line) for f in streamed} == {(f.rule, f.focus, f.line) for f in whole}
+    assert {f.rule for f in streamed} == {"M001"}
+    assert len([f for f in streamed if f.rule == "M001"]) == 2
+    assert len(streamed.traces) == 24
+
+
+def test_stream_holds_only_open_traces(tmp_path):
+    copies = 40
+    path = write(tmp_path, interleaved_stream(copies, faulty=set()))
+    item = load(path)[0]
+    findings, traces, count, _, _ = lint_input(item, "fast", select_rules())
+    assert not findings and len(traces) == 2 * copies
+    # Round-robin interleaving keeps every copy open until its last event, so the peak is
+    # the open traces' size; sequential copies hold one trace pair at a time.
+    assert item.extra["peak_triples_held"] <= count
+    sequential = write(tmp_path, _sequential(copies))
+    item = load(sequential)[0]
+    _, _, count, _, _ = lint_input(item, "fast", select_rules())
+    assert item.extra["peak_triples_held"] * 10 < count
+
+
+def _sequential(copies: int) -> list[str]:
+    events = (EXAMPLES / "explain-stream.jsonl").read_text().splitlines()
+    return [UUID.sub(lambda m: m.group(0)[:-6] + f"{k:06d}", line) for k in range(copies) for line in events]
+
+
+def test_stream_error_names_the_line(tmp_path):
+    lines = interleaved_stream(1, set())
+    lines.insert(3, '{"message_type": "explain", "explain_triples": [{"s": {"t": "i", "i": "urn:x"}}]}')
+    path = write(tmp_path, lines)
+    try:
+        tgtrace.lint(path)
+    except Exception as exc:  # InputError
+        assert str(exc).startswith(f"{path}:4: ")
+        assert "missing" in str(exc)
+    else:
+        raise AssertionError("a broken event must be reported")
