@@ -7,7 +7,6 @@ import sys
 
 import click
 
-from .model import Severity
 
 # click: the de facto Python CLI library; its help text also feeds the docs site's CLI reference.
 

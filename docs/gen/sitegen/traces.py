@@ -14,25 +14,17 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from tgtrace.namespaces import DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, TG, XSD
+from tgtrace.explain import PREFIXES
+from tgtrace.namespaces import PROV, RDF, RDFS, TG, XSD
 
 RDF_TYPE = RDF + "type"
 DERIVED = PROV + "wasDerivedFrom"
 PROV_ENTITY = PROV + "Entity"
 
 # Prefixes used in the Turtle the site shows; only those a snippet uses are declared.
-TURTLE_PREFIXES = {
-    "tg": TG,
-    "prov": PROV,
-    "rdf": RDF,
-    "rdfs": RDFS,
-    "xsd": XSD,
-    "owl": OWL,
-    "sh": SH,
-    "skos": SKOS,
-    "dcterms": DCTERMS,
-    "dc": "http://purl.org/dc/elements/1.1/",
-}
+# The linter's own prefixes, less the shapes' namespaces (no trace uses them).
+TURTLE_PREFIXES = {name: ns for name, ns in PREFIXES.items() if name not in ("tgsh", "tgl")}
+TURTLE_PREFIXES["dc"] = "http://purl.org/dc/elements/1.1/"
 _PN_LOCAL = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 

@@ -369,18 +369,7 @@ def _own_violations(shape: Shape, index: Index, focus) -> Iterator[tuple]:
             if not test(index, focus):
                 yield None, focus
         return
-    values = shape.path.values(index, focus)
-    path = shape.path.report_path
-    for test in shape.count_checks:
-        if not test(len(values)):
-            yield path, None
-    for test in shape.list_checks:
-        if not test(index, values):
-            yield path, None
-    for test in shape.value_checks:
-        for value in values:
-            if not test(index, value):
-                yield path, value
+    yield from _violations_of(shape, index, shape.path.values(index, focus))
 
 
 # ---------------------------------------------------------------------------

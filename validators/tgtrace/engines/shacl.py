@@ -11,7 +11,6 @@ vocabulary rules.
 from __future__ import annotations
 
 import hashlib
-import json
 from functools import cache
 from typing import Iterable
 
@@ -21,17 +20,10 @@ from rdflib.namespace import RDF
 
 from ..namespaces import SH, TG, TGL, XSD_STRING
 from ..resources import ontology_graph, shapes_graph
+from ..loaders.objects import rdflib_term
+from .fast import is_json
 
 IS_JSON = rdflib.URIRef(TGL + "isJSON")
-
-
-def is_json(text: str) -> bool:
-    """The extension function tgl:isJSON: does the text parse as JSON?"""
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _sparql_is_json(value) -> rdflib.Literal:
@@ -100,17 +92,7 @@ class ToRdflib:
             return None
         if node in self.back:
             return self.back[node]
-        if isinstance(node, rdflib.URIRef):
-            return ox.NamedNode(str(node))
-        if isinstance(node, rdflib.BNode):
-            return ox.BlankNode(str(node))
-        if isinstance(node, rdflib.Literal):
-            if node.language:
-                return ox.Literal(str(node), language=node.language)
-            if node.datatype is not None:
-                return ox.Literal(str(node), datatype=ox.NamedNode(str(node.datatype)))
-            return ox.Literal(str(node))
-        return None
+        return rdflib_term(node)
 
 
 def rule_codes() -> dict:

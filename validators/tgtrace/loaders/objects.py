@@ -86,15 +86,16 @@ def _from_rdflib(graph) -> list[ox.Quad]:
         for s, p, o, g in graph.quads((None, None, None, None)):
             name = getattr(g, "identifier", g)
             default = name is None or name == rdflib.graph.DATASET_DEFAULT_GRAPH_ID or isinstance(name, rdflib.BNode)
-            quads.append(ox.Quad(_rdflib_term(s), _rdflib_term(p), _rdflib_term(o),
+            quads.append(ox.Quad(rdflib_term(s), rdflib_term(p), rdflib_term(o),
                                  ox.DefaultGraph() if default else ox.NamedNode(str(name))))
     else:
         for s, p, o in graph:
-            quads.append(ox.Quad(_rdflib_term(s), _rdflib_term(p), _rdflib_term(o)))
+            quads.append(ox.Quad(rdflib_term(s), rdflib_term(p), rdflib_term(o)))
     return quads
 
 
-def _rdflib_term(term):
+def rdflib_term(term):
+    """The pyoxigraph term of an rdflib term (plain and xsd:string literals alike)."""
     import rdflib
 
     if isinstance(term, rdflib.URIRef):
