@@ -12,6 +12,7 @@ from . import traces
 from .loaders import Input, expand_paths, load
 from .model import Finding, Report, Severity
 from .namespaces import RDF_TYPE
+from .engines.fast import _DECLARATION_KINDS
 from .rules import Rule, all_rules, get_rule
 
 
@@ -59,13 +60,16 @@ def lint_input(
         return _lint_stream(source, codes, severities)
     if engine == "fast":
         index = fast.new_index()
-        count = index.add_quads(source.quads())
+        with source.reading():
+            count = index.add_quads(source.quads())
         hits = fast.check_index(index)
     elif engine == "shacl":
-        quads = list(source.quads())
+        with source.reading():
+            quads = list(source.quads())
         count = len(quads)
         hits = shacl.check(quads)
         index = fast.build_index(quads)
+        fast.count_kinds(index)
     else:
         raise ValueError(f"unknown engine {engine!r} (choose fast or shacl)")
     findings, found_traces = _findings(source, index, hits, codes, severities, rules)
@@ -118,7 +122,6 @@ def _findings(source: Input, index, hits, codes, severities, rules) -> tuple[lis
         if path is not None and value is not None:
             wanted.append((focus, ox.NamedNode(path), value))
     lines = source.locate(wanted + [(f, None, None) for _, f, _, _ in unique]) if unique else {}
-    first_lines = _first_lines(source, {f for _, f, _, _ in unique}) if unique else {}
     findings = []
     for code, focus, path, value in unique:
         rule = rules[code]
@@ -126,7 +129,7 @@ def _findings(source: Input, index, hits, codes, severities, rules) -> tuple[lis
         if path is not None and value is not None:
             line = lines.get((focus, ox.NamedNode(path), value))
         if line is None:
-            line = first_lines.get(focus)
+            line = lines.get((focus, None, None))
         root = trace_index.root_of(fast.node_key(focus))
         findings.append(Finding(
             file=source.name,
@@ -143,44 +146,43 @@ def _findings(source: Input, index, hits, codes, severities, rules) -> tuple[lis
     return findings, {traces.iri(root): source.name for root in trace_index.roots()}
 
 
-def _first_lines(source: Input, foci: set) -> dict:
-    """Line of each focus node's first triple (its rdf:type where there is one)."""
-    if source._lines is not None:
-        best: dict = {}
-        for (s, p, o), line in source._lines.items():
-            if s in foci and line is not None and (s not in best or line < best[s]):
-                best[s] = line
-        return best
-    located = source.locate([(f, ox.NamedNode(RDF_TYPE), None) for f in foci])
-    return {key[0]: line for key, line in located.items()}
-
-
 def _order(finding: Finding):
     return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
 
 
-def _type_sets(index) -> Counter:
+def _declared_kinds() -> tuple[Counter, Counter]:
+    """What the ontology's declarations, mixed into every index, add to the counts below."""
     from .engines.fast import program
 
-    declared = {s for s, _, _ in program().declarations}
-    return Counter(" ".join(sorted(kinds)) for node, kinds in index.types.items()
-                   if kinds and node not in declared)
+    terms: Counter = Counter()
+    subjects: dict = {}
+    for s, p, o in program().declarations:
+        subjects.setdefault(s, set()).add(p)
+        if p == RDF_TYPE:
+            terms[o] += 1
+    for predicates in subjects.values():
+        terms.update(predicates)
+    return terms, Counter()
+
+
+def _type_sets(index) -> Counter:
+    """How many nodes carried each exact set of asserted classes (declared terms left out)."""
+    sets: Counter = Counter()
+    for (kinds, _), count in index.kinds.items():
+        if kinds and not kinds & _DECLARATION_KINDS:
+            sets[" ".join(sorted(kinds))] += count
+    return sets
 
 
 def _terms_used(index) -> Counter:
+    """How many nodes used each class (as a type) and each predicate."""
     used: Counter = Counter()
-    for node, props in index.out.items():
-        for predicate, values in props.items():
-            used[predicate] += len(values)
-        for cls in index.types.get(node, ()):
-            used[cls] += 1
-    # Declarations mixed into the index are not the input's own terms.
-    from .engines.fast import program
-
-    for s, p, o in program().declarations:
-        used[p] -= 1
-        if p == RDF_TYPE:
-            used[o] -= 1
+    for (kinds, predicates), count in index.kinds.items():
+        for term in kinds:
+            used[term] += count
+        for term in predicates:
+            used[term] += count
+    used.subtract(_declared_kinds()[0])
     return Counter({k: v for k, v in used.items() if v > 0})
 
 

@@ -16,16 +16,19 @@ def _notations(graph, cls: str) -> dict:
             if graph.value(node, notation) is not None}
 
 
+@cache
 def termination_reasons(graph=None) -> frozenset[str]:
     """Every value tg:terminationReason may take, as emitted."""
     return frozenset(_notations(_ontology(graph), TG + "TerminationReason").values())
 
 
+@cache
 def execution_patterns(graph=None) -> frozenset[str]:
     """Every value tg:pattern may take, as emitted."""
     return frozenset(_notations(_ontology(graph), TG + "ExecutionPattern").values())
 
 
+@cache
 def permitted_reasons(graph=None) -> dict[str, frozenset[str]]:
     """Pattern notation -> the termination reasons it may end with (tg:permitsTerminationReason)."""
     import rdflib

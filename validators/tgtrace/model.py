@@ -63,7 +63,7 @@ class Report:
     traces: dict[str, str | None] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     triples: int = 0
-    # How often each class (as rdf:type object) and predicate occurred in the input.
+    # How many nodes of the input used each class (as a type) and each predicate.
     terms_used: dict[str, int] = field(default_factory=dict)
     # How many nodes carried each exact set of asserted classes (IRIs sorted, joined by " ").
     type_sets: dict[str, int] | None = None

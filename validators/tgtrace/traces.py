@@ -20,20 +20,17 @@ class TraceIndex:
     """Which trace (root Question) each node of a fast-engine index belongs to."""
 
     def __init__(self, index) -> None:
-        self.parents: dict = {}
-        self.questions: set = set()
-        for node, kinds in index.types.items():
-            if QUESTION in kinds:
-                self.questions.add(node)
-        for node, props in index.out.items():
-            derived = props.get(PROV_WAS_DERIVED_FROM)
-            if derived:
-                self.parents.setdefault(node, set()).update(derived)
-            for link in OWNING_LINKS:
-                for owned in props.get(link, ()):
-                    if type(owned) is str:
-                        self.parents.setdefault(owned, set()).add(node)
+        self.index = index
+        self.questions = {node for node, kinds in index.types.items() if QUESTION in kinds}
+        # Derivations and owning links (Thought, selections) as the index recorded them.
+        self.owners = index.owners
         self._roots: dict = {}
+
+    def parents(self, node):
+        yield from self.index.values(node, PROV_WAS_DERIVED_FROM)
+        owners = self.owners.get(node)
+        if owners:
+            yield from owners
 
     def roots(self) -> list:
         """Questions that derive, transitively, from no other Question."""
@@ -50,7 +47,7 @@ class TraceIndex:
         while frontier:
             following = []
             for current in frontier:
-                for parent in self.parents.get(current, ()):
+                for parent in self.parents(current):
                     if parent not in seen:
                         seen.add(parent)
                         following.append(parent)
@@ -69,12 +66,6 @@ def iri(node) -> str:
         return node.value
     if isinstance(node, ox.BlankNode):
         return f"_:{node.value}"
-    if isinstance(node, ox.Triple):
-        return f"<<( {_nt(node.subject)} {_nt(node.predicate)} {_nt(node.object)} )>>"
-    if isinstance(node, ox.Literal):
-        return node.value
+    if isinstance(node, (ox.Triple, ox.Literal)):
+        return node.value if isinstance(node, ox.Literal) else f"<<( {node.subject} {node.predicate} {node.object} )>>"
     return str(node)
-
-
-def _nt(term) -> str:
-    return str(term)

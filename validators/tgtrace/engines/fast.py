@@ -33,6 +33,8 @@ from ..namespaces import OWL, PROV, RDF, RDF_TYPE, SH, TG, TGL, TGSH, XSD
 DERIVED = sys.intern(PROV + "wasDerivedFrom")
 RDF_TYPE = sys.intern(RDF_TYPE)
 STATEMENT = RDF + "Statement"
+# Links that hang a sub-entity (a Thought, an EdgeSelection, a ChunkSelection) under its owner.
+OWNING = frozenset(sys.intern(TG + name) for name in ("thought", "selectedEdge", "selectedChunk"))
 _DECLARATION_KINDS = frozenset({OWL + "Class", OWL + "ObjectProperty", OWL + "DatatypeProperty",
                                 OWL + "AnnotationProperty", OWL + "NamedIndividual"})
 _Literal, _Triple, _NamedNode, _BlankNode = ox.Literal, ox.Triple, ox.NamedNode, ox.BlankNode
@@ -71,6 +73,10 @@ class Index:
         self.out: dict = {}
         self.types: dict = {}
         self._children: dict = defaultdict(list)  # object of prov:wasDerivedFrom -> subjects
+        # Sub-entities (Thoughts, selections) -> the entities that own them.
+        self.owners: dict = defaultdict(list)
+        # (types, predicates) of each kind of node -> how many nodes are of that kind.
+        self.kinds: dict = {}
         self._facts: dict = {}
 
     def add(self, s, p: str, o) -> None:
@@ -86,6 +92,8 @@ class Index:
             values.append(o)
         if p == DERIVED:
             self._children[o].append(s)
+        elif p in OWNING and type(o) is str:
+            self.owners[o].append(s)
         if p == RDF_TYPE and type(o) is str:
             kinds = self.types.get(s)
             if kinds is None:
@@ -95,7 +103,7 @@ class Index:
 
     def add_quads(self, quads: Iterable) -> int:
         """Add pyoxigraph quads; returns how many were read."""
-        out, types, intern, children = self.out, self.types, _intern, self._children
+        out, types, intern, children, owners = self.out, self.types, _intern, self._children, self.owners
         count = 0
         last_subject = None
         props: dict = {}
@@ -135,6 +143,9 @@ class Index:
                     values.append(o)
                 if p is DERIVED:
                     children[o].append(key)
+                elif p in OWNING:
+                    if kind is _NamedNode:
+                        owners[o].append(key)
                 elif p is RDF_TYPE and kind is _NamedNode:
                     kinds = types.get(key)
                     if kinds is None:
@@ -668,6 +679,7 @@ def build_index(quads: Iterable[ox.Quad]) -> Index:
 def check_index(index: Index) -> list[tuple]:
     """(code, focus, path, value) of every violation, nodes as pyoxigraph terms."""
     plans: dict = {}
+    counts = index.kinds = {}
     hits: list[tuple] = []
     append = hits.append
     types = index.types
@@ -679,6 +691,8 @@ def check_index(index: Index) -> list[tuple]:
         plan = plans.get(signature)
         if plan is None:
             plan = plans[signature] = _plan(index, signature[0], signature[1])
+            counts[signature] = 0
+        counts[signature] += 1
         static, dynamic = plan
         for code, path, value in static:
             append((code, node, path, value))
@@ -807,6 +821,16 @@ def _inline_test(shape: Shape, namespace: dict) -> str | None:
 
 def _generate(rules: list, present: set) -> Callable | None:
     """One Python function running every value-reading property rule of a kind of node."""
+    key = tuple((rule.iri, tuple(p for p in rule.path.predicates if p in present)) for rule in rules)
+    if key not in _GENERATED:
+        _GENERATED[key] = _generate_code(rules, present)
+    return _GENERATED[key]
+
+
+_GENERATED: dict = {}
+
+
+def _generate_code(rules: list, present: set) -> Callable | None:
     namespace: dict = {"Literal": _Literal, "conforms": conforms, "NONE": _NONE}
     lines = ["def run(index, node, props, hits):", "    types_of = index.types_of", "    append = hits.append"]
     for rule in rules:
@@ -850,6 +874,16 @@ def _sparql_runner(code: str, implementation: Callable) -> Callable:
             hits.append((code, node, path, value))
 
     return run
+
+
+def count_kinds(index: Index) -> None:
+    """Fill index.kinds without checking (check_index fills it as it goes)."""
+    counts: dict = {}
+    types = index.types
+    for node, props in index.out.items():
+        signature = (frozenset(types.get(node, _EMPTY)), tuple(props))
+        counts[signature] = counts.get(signature, 0) + 1
+    index.kinds = counts
 
 
 def check(quads: Iterable[ox.Quad]) -> list[tuple]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from contextlib import contextmanager
 import os
 import sys
 from dataclasses import dataclass, field
@@ -76,8 +77,14 @@ class Input:
     events: Callable[[], Iterator[tuple[int, list]]] | None = None
 
     def quads(self) -> Iterator[ox.Quad]:
+        """The quads; iterate them inside ``with input.reading():`` to get InputError for bad input."""
+        return self._quads()
+
+    @contextmanager
+    def reading(self):
+        """Turns the parser's errors into an InputError naming this input (and the line)."""
         try:
-            yield from self._quads()
+            yield
         except SyntaxError as exc:
             raise InputError(self.name, exc.lineno, _syntax_message(exc)) from None
         except (ValueError, OSError) as exc:
@@ -91,12 +98,25 @@ class Input:
         """
         wanted = set(wanted)
         if self._lines is not None:
-            return {key: self._lines[key] for key in wanted if key in self._lines}
+            found = {key: self._lines[key] for key in wanted if key in self._lines}
+            subjects = {key[0] for key in wanted if key[1] is None}
+            if subjects:
+                first: dict = {}
+                for (s, _, _), line in self._lines.items():
+                    if s in subjects and line is not None and (s not in first or line < first[s]):
+                        first[s] = line
+                found.update({(s, None, None): line for s, line in first.items()})
+            return found
+        if self.format in LINE_FORMATS:
+            if self.text is not None:
+                return _locate_line_based(self.text.split(b"\n"), wanted, self.format)
+            if self.path is not None:
+                with open(self.path, "rb") as handle:  # line by line: a large file is never held whole
+                    return _locate_line_based(handle, wanted, self.format)
+            return {}
         data = self._bytes()
         if data is None:
             return {}
-        if self.format in LINE_FORMATS:
-            return _locate_line_based(data, wanted, self.format)
         return _locate_by_subject_text(data, wanted)
 
     def _bytes(self) -> bytes | None:
@@ -116,33 +136,32 @@ def _syntax_message(exc: SyntaxError) -> str:
     return message
 
 
-def _locate_line_based(data: bytes, wanted: set[tuple], fmt: str) -> dict[tuple, int]:
-    by_subject: dict[str, list[tuple]] = {}
+def _locate_line_based(lines: Iterable[bytes], wanted: set[tuple], fmt: str) -> dict[tuple, int]:
+    """Lines of wanted triples, and of each (subject, None, None): the subject's first line."""
+    tokens: dict[bytes, list[tuple]] = {}
     for key in wanted:
-        by_subject.setdefault(_ntriples_token(key[0]), []).append(key)
+        tokens.setdefault(_ntriples_token(key[0]).encode(), []).append(key)
+    exact = {key for key in wanted if key[1] is not None}
     found: dict[tuple, int] = {}
-    first_of_subject: dict[str, int] = {}
     rdf_format = RDF_FORMATS[fmt]
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        head = raw.lstrip()[:1]
-        if not head or head == b"#":
-            continue
-        token = raw.split(None, 1)[0].decode("utf-8", "replace") if raw.strip() else ""
-        keys = by_subject.get(token)
+    for number, raw in enumerate(lines, start=1):
+        # N-Quads and N-Triples put one statement on a line, subject first.
+        head = raw.split(None, 1)
+        keys = tokens.get(head[0]) if head else None
         if not keys:
             continue
-        first_of_subject.setdefault(token, number)
+        subject_key = (keys[0][0], None, None)
+        if subject_key not in found:
+            found[subject_key] = number
+        if exact.isdisjoint(keys):
+            continue
         try:
             quad = next(iter(ox.parse(raw, format=rdf_format)))
         except (SyntaxError, StopIteration, ValueError):
             continue
         triple = (quad.subject, quad.predicate, quad.object)
-        if triple in wanted and triple not in found:
+        if triple in exact and triple not in found:
             found[triple] = number
-    for token, keys in by_subject.items():
-        for key in keys:
-            if key not in found and token in first_of_subject:
-                found[key] = first_of_subject[token]
     return found
 
 
