@@ -180,6 +180,7 @@ class Index:
 
 
 _EMPTY: frozenset = frozenset()
+_FOCUS = object()  # stands for "the focus node" in a plan shared by many nodes
 _NONE: tuple = ()
 _STATEMENT_TYPES = frozenset({STATEMENT})
 
@@ -263,7 +264,9 @@ class Compiler:
         shape.target_subjects_of = {str(p) for p in g.objects(node, sh.targetSubjectsOf)}
         for target in g.objects(node, sh.target):
             if (target, rdflib.RDF.type, sh.SPARQLTarget) in g:
-                shape.target_all_nodes = True  # the only SPARQL target used: every described node
+                # SPARQL targets here only narrow the nodes for pySHACL's sake: the constraint
+                # itself decides, so checking every node gives the same results.
+                shape.target_all_nodes = True
         self.constraints(node, shape)
         for prop in g.objects(node, sh.property):
             shape.properties.append(self.shape(prop))
@@ -527,6 +530,10 @@ def analysis_order(index: Index, focus) -> Iterator:
             yield None, value
 
 
+def _iri_order(node) -> str:
+    return node if type(node) is str else str(node)
+
+
 def _is_root_question(index: Index, node) -> bool:
     question = TG + "Question"
     if question not in index.types_of(node):
@@ -557,9 +564,9 @@ def _terminal_answers(index: Index, root) -> set:
 @sparql_rule("terminal-answers")
 def terminal_answers(index: Index, focus) -> Iterator:
     if _is_root_question(index, focus):
-        count = len(_terminal_answers(index, focus))
-        if count > 1:
-            yield None, _Literal(str(count), datatype=_NamedNode(XSD + "integer"))
+        # Every terminal answer after the first in IRI order, as the shape's SPARQL pairs them.
+        for answer in sorted(_terminal_answers(index, focus), key=_iri_order)[1:]:
+            yield None, answer
 
 
 @sparql_rule("no-answer")
@@ -601,13 +608,6 @@ def termination_missing(index: Index, focus) -> Iterator:
 
 
 _PROPERTY_KINDS = frozenset({OWL + "ObjectProperty", OWL + "DatatypeProperty", OWL + "AnnotationProperty"})
-
-
-@sparql_rule("unknown-class", static=True)
-def unknown_class(index: Index, kinds, predicates) -> Iterator:
-    for value in sorted(kinds):
-        if value.startswith(TG) and OWL + "Class" not in index.types_of(value):
-            yield RDF_TYPE, value
 
 
 @sparql_rule("unknown-predicate", static=True)
@@ -695,7 +695,7 @@ def check_index(index: Index) -> list[tuple]:
         counts[signature] += 1
         static, dynamic = plan
         for code, path, value in static:
-            append((code, node, path, value))
+            append((code, node, path, node if value is _FOCUS else value))
         for run in dynamic:
             run(index, node, props, hits)
     return [(code, to_term(focus), path, to_term(value) if value is not None else None)
@@ -711,7 +711,7 @@ def _plan(index: Index, kinds: frozenset, predicates: tuple) -> tuple[list, list
     for predicate in predicates:
         for shape in compiled.by_subject_of.get(predicate, ()):
             chosen[shape.iri] = shape
-    if compiled.every_node and not (_DECLARATION_KINDS & kinds):
+    if compiled.every_node:
         for shape in compiled.every_node:
             chosen[shape.iri] = shape
     static: list = []
@@ -733,7 +733,9 @@ def _plan(index: Index, kinds: frozenset, predicates: tuple) -> tuple[list, list
                 generated.append(rule)
         for code, implementation in shape.sparql:
             if implementation in STATIC_RULES:
-                static.extend((code, p, v) for p, v in implementation(index, kinds, predicates))
+                # A static rule's value, when it binds none, is the focus: filled in per node.
+                static.extend((code, p, v if v is not None else _FOCUS)
+                              for p, v in implementation(index, kinds, predicates))
             else:
                 dynamic.append(_sparql_runner(code, implementation))
     run = _generate(generated, present)
@@ -871,7 +873,8 @@ def _node_runner(shape: Shape) -> Callable:
 def _sparql_runner(code: str, implementation: Callable) -> Callable:
     def run(index, node, props, hits):
         for path, value in implementation(index, node):
-            hits.append((code, node, path, value))
+            # SHACL-SPARQL: a result that binds no ?value reports the focus node as its value.
+            hits.append((code, node, path, node if value is None else value))
 
     return run
 
