@@ -1012,6 +1012,11 @@ EXAMPLES: dict[str, Callable[[], list[Emission]]] = {
         answer="Marie Curie was born in Warsaw.", start=_at_minute(15)),
     "orchestrator-react-multi-iteration": lambda: orchestrator_react_emissions(
         seed="orchestrator-react-multi-iteration", n_iterations=3, start=_at_minute(20)),
+    # A request without a session id (the stock client's) gets no PatternDecision:
+    # the first Analysis then derives from the Question.
+    "orchestrator-react-no-pattern-decision": lambda: orchestrator_react_emissions(
+        seed="orchestrator-react-no-pattern-decision", n_iterations=2, pattern_decision=False,
+        start=_at_minute(22)),
     "orchestrator-react-tool-error": lambda: orchestrator_react_emissions(
         seed="orchestrator-react-tool-error",
         steps=[

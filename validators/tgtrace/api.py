@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import os
+from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 import pyoxigraph as ox
@@ -11,8 +11,8 @@ import pyoxigraph as ox
 from . import traces
 from .loaders import Input, expand_paths, load
 from .model import Finding, Report, Severity
-from .namespaces import RDF_TYPE
 from .engines.fast import _DECLARATION_KINDS
+from .namespaces import RDF_TYPE
 from .rules import Rule, all_rules, get_rule
 
 
@@ -150,8 +150,8 @@ def _order(finding: Finding):
     return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
 
 
-def _declared_kinds() -> tuple[Counter, Counter]:
-    """What the ontology's declarations, mixed into every index, add to the counts below."""
+def _declared_terms_used() -> Counter:
+    """What the ontology's declarations, mixed into every index, add to the term counts."""
     from .engines.fast import program
 
     terms: Counter = Counter()
@@ -162,7 +162,7 @@ def _declared_kinds() -> tuple[Counter, Counter]:
             terms[o] += 1
     for predicates in subjects.values():
         terms.update(predicates)
-    return terms, Counter()
+    return terms
 
 
 def _type_sets(index) -> Counter:
@@ -182,7 +182,7 @@ def _terms_used(index) -> Counter:
             used[term] += count
         for term in predicates:
             used[term] += count
-    used.subtract(_declared_kinds()[0])
+    used.subtract(_declared_terms_used())
     return Counter({k: v for k, v in used.items() if v > 0})
 
 
