@@ -21,6 +21,11 @@ rules are used in turn, in an order shuffled by the seed. The faults
 injected, with the node each rule must report, are written beside the corpus
 as ``FILE.nq.faults.json``.
 
+With ``--shards K`` the same traces are also written as K files in
+``FILE.nq.shards/`` (whole traces, an interleaved pair kept together, dealt
+out in turn), for measuring ``tg-trace lint -j``: each trace is complete in
+its file, so the findings are those of the single file.
+
 Output is deterministic for a given seed, size and fault rate.
 """
 
@@ -276,18 +281,35 @@ def traces(specs: list[dict]) -> Iterator[tuple[list[list], dict]]:
         yield emissions, spec
 
 
-def write_corpus(out: Path, triples: int, faults: float = 0.01, seed: str = "0") -> dict:
+def shards_dir(out: Path) -> Path:
+    return out.with_name(out.name + ".shards")
+
+
+def write_corpus(out: Path, triples: int, faults: float = 0.01, seed: str = "0",
+                 shards: int = 0) -> dict:
     specs, _ = plan_corpus(triples, faults, seed)
     written = 0
     interleaved = 0
     pending: list[list] | None = None
+    units = 0
     tmp = out.with_name(out.name + ".part")
+    shard_handles = []
+    if shards:
+        folder = shards_dir(out)
+        folder.mkdir(exist_ok=True)
+        for old in folder.glob("*.nq"):
+            old.unlink()
+        shard_handles = [open(folder / f"part-{i:02d}.nq", "wb") for i in range(shards)]
     with open(tmp, "wb") as handle:
         def emit(groups):
-            nonlocal written
+            nonlocal written, units
             quads = [q for group in groups for q in group]
             written += len(quads)
-            handle.write(ox.serialize(quads, format=ox.RdfFormat.N_QUADS))
+            data = ox.serialize(quads, format=ox.RdfFormat.N_QUADS)
+            handle.write(data)
+            if shard_handles:
+                shard_handles[units % len(shard_handles)].write(data)
+            units += 1
 
         for emissions, spec in traces(specs):
             if spec.get("interleave"):
@@ -302,6 +324,8 @@ def write_corpus(out: Path, triples: int, faults: float = 0.01, seed: str = "0")
                 emit(emissions)
         if pending is not None:
             emit(pending)
+    for shard in shard_handles:
+        shard.close()
     tmp.replace(out)
 
     injected = [{"rule": s["fault"], "focus": s["focus"], "trace": s["seed"]}
@@ -316,6 +340,7 @@ def write_corpus(out: Path, triples: int, faults: float = 0.01, seed: str = "0")
         "kinds": {k: sum(1 for s in specs if s["kind"] == k and "fault" not in s) for k, _ in MIX},
         "interleaved_pairs": interleaved,
         "fault_rate": faults,
+        "shards": shards,
         "faults": injected,
     }
     Path(str(out) + ".faults.json").write_text(json.dumps(manifest, indent=2) + "\n")
@@ -332,13 +357,17 @@ def main(argv=None) -> int:
     parser.add_argument("--faults", type=float, default=0.01,
                         help="share of traces carrying one fault (default 0.01)")
     parser.add_argument("--seed", default="0", help="seed; same seed, same corpus (default 0)")
+    parser.add_argument("--shards", type=int, default=0, metavar="K",
+                        help="also write the traces as K files in FILE.nq.shards/ (default: no)")
     args = parser.parse_args(argv)
     if args.triples < 1:
         parser.error("--triples must be positive")
     if not 0 <= args.faults <= 1:
         parser.error("--faults is a share between 0 and 1")
 
-    manifest = write_corpus(args.out, args.triples, args.faults, args.seed)
+    if args.shards < 0:
+        parser.error("--shards must not be negative")
+    manifest = write_corpus(args.out, args.triples, args.faults, args.seed, args.shards)
     print(f"{args.out}: {manifest['triples']} quads, {manifest['traces']} traces, "
           f"{len(manifest['faults'])} with a fault, {manifest['interleaved_pairs']} "
           f"interleaved pairs", file=sys.stderr)
