@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -204,36 +205,48 @@ DOC_PREDICATES = {
 
 
 def corpus_inputs_digest() -> str:
-    """What a corpus depends on: the generators and the rules' fault recipes."""
+    """What a corpus depends on: the generator's version, the example builders
+    and the rules' fault recipes."""
     from tgtrace.rules import all_rules
 
-    digest = hashlib.sha256()
-    for path in (GENERATOR, ROOT / "examples" / "generate.py"):
-        digest.update(path.read_bytes())
+    version = re.search(r"^GENERATOR_VERSION = (\d+)", GENERATOR.read_text(), re.M)
+    digest = hashlib.sha256(f"generator {version.group(1) if version else '?'}".encode())
+    digest.update((ROOT / "examples" / "generate.py").read_bytes())
     for code, rule in sorted(all_rules().items()):
         if rule.fault is not None:
             digest.update(f"{code}|{rule.fault.trace}|{rule.fault.update}|{rule.fault.focus}".encode())
     return digest.hexdigest()[:10]
 
 
-def corpus(size: int, faults: float, seed: str, folder: Path) -> Path:
+def corpus(size: int, faults: float, seed: str, folder: Path, shards: int) -> Path:
+    """The corpus file of this size (generated once), and its traces split into ``shards`` files."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"corpus-{size}-f{faults:g}-s{seed}-{corpus_inputs_digest()}.nq"
-    if not path.exists() or not Path(str(path) + ".faults.json").exists():
+    manifest = Path(str(path) + ".faults.json")
+    have_shards = manifest.exists() and json.loads(manifest.read_text()).get("shards", 0) == shards
+    if not path.exists() or not have_shards:
         print(f"generating {path.name} ...", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, str(GENERATOR), "--triples", str(size), "--out", str(path),
-                        "--faults", str(faults), "--seed", seed], check=True)
+                        "--faults", str(faults), "--seed", seed, "--shards", str(shards)], check=True)
     return path
 
 
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def reference_digest(corpus_path: Path) -> str:
-    """What pySHACL's result on a corpus depends on: the corpus, the shapes (less
+    """What pySHACL's result on a corpus depends on: the corpus's content, the shapes (less
     their documentation), the ontology's declarations it is given, the reference
     engine and the pySHACL, rdflib and pyoxigraph versions."""
     from tgtrace.engines.shacl import declarations
     from tgtrace.resources import shapes_graph
 
-    digest = hashlib.sha256(corpus_path.name.encode())
+    digest = hashlib.sha256(file_digest(corpus_path).encode())
     digest.update(_canonical(shapes_graph(), DOC_PREDICATES))
     digest.update(_canonical(declarations()))
     digest.update((ROOT / "validators" / "tgtrace" / "engines" / "shacl.py").read_bytes())
@@ -345,8 +358,11 @@ def render_table(rows: list[list[str]], markdown: bool) -> str:
 
 
 def check_lines(results: dict[int, dict[str, Measure]], injected: dict[int, set],
-                jobs_tool: str | None) -> tuple[list[str], bool]:
-    """One line per check and target; and whether every correctness check passed."""
+                pairs: list[tuple[str, str]]) -> tuple[list[str], bool]:
+    """One line per check and target; and whether every correctness check passed.
+
+    ``pairs`` are (one process, parallel) rows whose speed-up is reported; every
+    tg-trace row must find what one process finds on the single file."""
     lines, ok = [], True
     mark = lambda good: "met" if good else "MISSED"  # noqa: E731
     for size, by_tool in results.items():
@@ -372,13 +388,15 @@ def check_lines(results: dict[int, dict[str, Measure]], injected: dict[int, set]
                          + ", ".join(f"{r} {f}" for r, f in sorted(missing)[:10]))
         else:
             lines.append(f"{head} all {len(injected[size])} injected faults reported")
-        if jobs_tool and jobs_tool in by_tool:
-            par = by_tool[jobs_tool]
-            if par.findings != fast.findings:
+        for tool, m in by_tool.items():
+            if tool.startswith("tg-trace lint") and tool != "tg-trace lint" and m.findings != fast.findings:
                 ok = False
-                lines.append(f"{head} {jobs_tool} findings DIFFER from one process "
-                             f"({len(par.findings ^ fast.findings)} pairs)")
-            lines.append(f"{head} {jobs_tool} speed-up over one process: {fast.wall / par.wall:.2f}x")
+                lines.append(f"{head} {tool} findings DIFFER from one process on one file "
+                             f"({len(m.findings ^ fast.findings)} pairs)")
+        for one, many in pairs:
+            if one in by_tool and many in by_tool:
+                lines.append(f"{head} {many} speed-up over {one}: "
+                             f"{by_tool[one].wall / by_tool[many].wall:.2f}x")
         if shacl is not None:
             r = shacl.wall / fast.wall
             lines.append(f"{head} pySHACL ÷ tg-trace = {r:.1f}x (target ≥ {TARGET_VS_PYSHACL:g}x: "
@@ -404,6 +422,9 @@ def main(argv=None) -> int:
                         help="do not run pySHACL on corpora larger than N triples")
     parser.add_argument("-j", "--jobs", type=int, default=2,
                         help="processes for the parallel tg-trace row (default 2; 0 or 1: no such row)")
+    parser.add_argument("--files", type=int, default=4, metavar="K",
+                        help="for the parallel rows, also lint the corpus split into K files "
+                             "(default 4; 0: no such rows)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each fast tool per size; the median wall time is reported "
                              "(pySHACL runs once) (default 3)")
@@ -429,28 +450,38 @@ def main(argv=None) -> int:
     lint = tg_trace_command() + ["lint"]
     common = ["--format", "json", "--fail-on", "never", "--no-config"]
     jobs_option = lint_jobs_option() if args.jobs > 1 else None
-    jobs_tool = f"tg-trace lint -j {args.jobs}" if jobs_option else None
+    jobs = f"-j {args.jobs}"
+    shards = args.files if jobs_option else 0
+    many = f"{shards} files"
+    pairs = [("tg-trace lint", f"tg-trace lint {jobs}"),
+             (f"tg-trace lint, {many}", f"tg-trace lint {jobs}, {many}")]
     work = args.corpora / "runs"
     work.mkdir(parents=True, exist_ok=True)
 
     results: dict[int, dict[str, Measure]] = {}
     injected: dict[int, set] = {}
     for size in sizes:
-        path = corpus(size, args.faults, args.seed, args.corpora)
+        path = corpus(size, args.faults, args.seed, args.corpora, shards)
         manifest = json.loads(Path(str(path) + ".faults.json").read_text())
         triples = manifest["triples"]
         injected[triples] = {(f["rule"], f["focus"]) for f in manifest["faults"]}
         by_tool: dict[str, Measure] = {}
+
+        def run(tool: str, cmd: list[str], parse: bool = True, parallel: bool = False) -> None:
+            by_tool[tool] = measure(tool, cmd, triples, work, args.repeat, parse_findings=parse,
+                                    sample_tree=parallel)
+
         print(f"measuring {triples:,} triples ...", file=sys.stderr, flush=True)
-        by_tool["bare parse"] = measure("bare parse", [sys.executable, "-c", BARE_PARSE, str(path)],
-                                        triples, work, args.repeat, parse_findings=False)
-        by_tool["tg-trace lint"] = measure("tg-trace lint", lint + [str(path)] + common,
-                                           triples, work, args.repeat, parse_findings=True)
-        if jobs_tool:
-            m = measure(jobs_tool, lint + [str(path), jobs_option, str(args.jobs)] + common,
-                        triples, work, args.repeat, parse_findings=True, sample_tree=True)
-            m.note = "RSS summed over processes"
-            by_tool[jobs_tool] = m
+        run("bare parse", [sys.executable, "-c", BARE_PARSE, str(path)], parse=False)
+        run("tg-trace lint", lint + [str(path)] + common)
+        if jobs_option:
+            run(f"tg-trace lint {jobs}", lint + [str(path), jobs_option, str(args.jobs)] + common,
+                parallel=True)
+        if shards:
+            folder = str(path) + ".shards"
+            run(f"tg-trace lint, {many}", lint + [folder] + common)
+            run(f"tg-trace lint {jobs}, {many}", lint + [folder, jobs_option, str(args.jobs)] + common,
+                parallel=True)
         if args.skip_pyshacl_above is None or triples <= args.skip_pyshacl_above:
             cached, cache_path = cached_reference(path, args.corpora)
             if cached is not None and args.reuse_pyshacl:
@@ -474,16 +505,17 @@ def main(argv=None) -> int:
         f"rdflib {env['rdflib']}",
         f"corpus: real-emitter traces (trustgraph-base {env['trustgraph-base']}), "
         f"{args.faults * 100:g}% of traces faulty, seed {args.seed}",
-        f"timing: median of {args.repeat} run(s) per tool, pySHACL one run; peak RSS: the largest run",
+        f"timing: median of {args.repeat} run(s) per tool, pySHACL one run; peak RSS: the largest "
+        f"run, summed over the processes of a {jobs} row",
     ]
-    if not jobs_tool and args.jobs > 1:
+    if not jobs_option and args.jobs > 1:
         header.append("tg-trace lint has no -j option in this version: no parallel row")
     for line in header:
         print(bullet + line)
     print()
     print(render_table(table_rows(results), args.markdown))
     print()
-    lines, ok = check_lines(results, injected, jobs_tool)
+    lines, ok = check_lines(results, injected, pairs)
     for line in lines:
         print(("- " if args.markdown else "") + line)
 
