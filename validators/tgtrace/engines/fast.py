@@ -80,6 +80,7 @@ class Index:
         self._facts: dict = {}
 
     def add(self, s, p: str, o) -> None:
+        """Add one triple already in index form (add_quads inlines this for pyoxigraph quads)."""
         props = self.out.get(s)
         if props is None:
             props = self.out[s] = {}
