@@ -136,3 +136,10 @@ def test_check_command():
     result = run("check")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all checks passed" in result.stdout
+
+
+def test_color_is_forced_or_off():
+    legacy = str(EXAMPLES / "legacy-react-one-shot.nq")
+    assert "\x1b[" in run("lint", legacy, "--color", "--no-config").stdout
+    plain = run("lint", legacy, "--no-config").stdout  # not a terminal: no colour
+    assert "\x1b[" not in plain and " T004 warning " in plain

@@ -199,7 +199,7 @@ def lint(paths, fmt, fail_on, select, ignore, engine, input_format, color, outpu
     elif fmt == "text" and not statistics and use_color:
         from rich.console import Console
 
-        Console(highlight=False, soft_wrap=True).print(text)
+        Console(highlight=False, soft_wrap=True, force_terminal=True).print(text)
     elif text:
         click.echo(text, nl=not text.endswith("\n"))
 
