@@ -55,18 +55,19 @@ def short(iri: str) -> str:
     return "tg:" + iri[len(TG):] if iri.startswith(TG) and iri != TG else f"<{iri}>"
 
 
-def _graph(source):
-    """An rdflib graph from a graph, a Turtle path or (None) the packaged ontology."""
+def _graph(source, packaged=None):
+    """An rdflib graph from a graph, Turtle path(s) or (None) the packaged file(s)."""
     import rdflib
 
     if source is None:
         from .resources import ontology_graph
 
-        return ontology_graph()
+        return (packaged or ontology_graph)()
     if isinstance(source, rdflib.Graph):
         return source
     graph = rdflib.Graph()
-    graph.parse(Path(source), format="turtle")
+    for path in [source] if isinstance(source, (str, Path)) else source:
+        graph.parse(Path(path), format="turtle")
     return graph
 
 
@@ -310,19 +311,9 @@ def _ontology_problems(graph, label: str) -> list[str]:
 
 
 def _shapes_graph(shapes):
-    import rdflib
+    from .resources import shapes_graph
 
-    if shapes is None:
-        from .resources import shapes_graph
-
-        return shapes_graph()
-    if isinstance(shapes, rdflib.Graph):
-        return shapes
-    graph = rdflib.Graph()
-    paths = [shapes] if isinstance(shapes, (str, Path)) else list(shapes)
-    for path in paths:
-        graph.parse(Path(path), format="turtle")
-    return graph
+    return _graph(shapes, packaged=shapes_graph)
 
 
 def enumeration_problems(ontology, shapes, label: str) -> list[str]:
