@@ -11,6 +11,7 @@ vocabulary rules.
 from __future__ import annotations
 
 import hashlib
+from contextlib import contextmanager
 from functools import cache
 from typing import Iterable
 
@@ -95,6 +96,36 @@ class ToRdflib:
         return rdflib_term(node)
 
 
+@contextmanager
+def _each_query_parsed_once():
+    """Parse each SPARQL text once while pySHACL runs.
+
+    pySHACL hands rdflib a SPARQL constraint as text once per focus node, and
+    rdflib parses text on every call: on large inputs most of the reference
+    engine's time went to pyparsing. The parsed and translated query is what
+    rdflib's own prepareQuery gives for repeated execution with different
+    initial bindings, so the results are unchanged.
+    """
+    from rdflib.plugins.sparql import processor
+
+    original = processor.SPARQLProcessor.query
+    prepared: dict = {}
+
+    def query(self, strOrQuery, initBindings=None, initNs=None, base=None, DEBUG=False):
+        if isinstance(strOrQuery, str):
+            key = (strOrQuery, base, tuple(sorted((initNs or {}).items())))
+            if key not in prepared:
+                prepared[key] = processor.translateQuery(processor.parseQuery(strOrQuery), base, initNs)
+            strOrQuery = prepared[key]
+        return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
+
+    processor.SPARQLProcessor.query = query
+    try:
+        yield
+    finally:
+        processor.SPARQLProcessor.query = original
+
+
 def rule_codes() -> dict:
     graph = shapes_graph()
     return {shape: str(code) for shape, code in graph.subject_objects(rdflib.URIRef(TGL + "code"))}
@@ -108,15 +139,16 @@ def check(quads: Iterable[ox.Quad]) -> list[tuple]:
     converter = ToRdflib()
     for quad in quads:
         converter.add(quad)
-    conforms, results, _ = pyshacl.validate(
-        converter.graph,
-        shacl_graph=shapes_graph(),
-        ont_graph=declarations(),
-        advanced=True,
-        inference="none",
-        allow_warnings=True,
-        allow_infos=True,
-    )
+    with _each_query_parsed_once():
+        conforms, results, _ = pyshacl.validate(
+            converter.graph,
+            shacl_graph=shapes_graph(),
+            ont_graph=declarations(),
+            advanced=True,
+            inference="none",
+            allow_warnings=True,
+            allow_infos=True,
+        )
     codes = rule_codes()
     sh = rdflib.Namespace(SH)
     hits = []
