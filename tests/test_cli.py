@@ -143,3 +143,30 @@ def test_color_is_forced_or_off():
     assert "\x1b[" in run("lint", legacy, "--color", "--no-config").stdout
     plain = run("lint", legacy, "--no-config").stdout  # not a terminal: no colour
     assert "\x1b[" not in plain and " T004 warning " in plain
+
+
+def _reason_lines(lines):
+    return [n for n, ln in enumerate(lines, start=1) if "/final> <https://trustgraph.ai/ns/terminationReason>" in ln]
+
+
+@pytest.mark.parametrize("layout", ["as emitted", "comment and blank lines", "entity split", "standard input"])
+def test_finding_names_the_line_of_its_triple(tmp_path, layout):
+    # T001 names the triple holding the unknown reason; its line is found however the file is laid out.
+    lines = (EXAMPLES / "orchestrator-react-multi-iteration.nq").read_text().splitlines()
+    [at] = _reason_lines(lines)
+    lines[at - 1] = re.sub(r'"[^"]*" <urn:graph', '"done" <urn:graph', lines[at - 1])
+    if layout == "comment and blank lines":
+        lines = ["# captured from a test deployment", ""] + lines
+    elif layout == "entity split":
+        # One of the entity's other triples comes first in the file, far from the rest.
+        other = next(n for n, ln in enumerate(lines) if ln.startswith(lines[at - 1].split()[0]) and n != at - 1)
+        lines.insert(0, lines.pop(other))
+    path = tmp_path / "trace.nq"
+    path.write_text("\n".join(lines) + "\n")
+    if layout == "standard input":
+        result = run("lint", "-", "--format", "json", "--no-config", stdin=path.read_text())
+    else:
+        result = run("lint", str(path), "--format", "json", "--no-config")
+    [finding] = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "T001"]
+    assert finding["line"] == _reason_lines(lines)[0]
+    assert finding["value"] == "done"

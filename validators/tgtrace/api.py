@@ -121,7 +121,12 @@ def _findings(source: Input, index, hits, codes, severities, rules) -> tuple[lis
     for code, focus, path, value in unique:
         if path is not None and value is not None:
             wanted.append((focus, ox.NamedNode(path), value))
-    lines = source.locate(wanted + [(f, None, None) for _, f, _, _ in unique]) if unique else {}
+    lines = {}
+    if unique:
+        wanted += [(f, None, None) for _, f, _, _ in unique]
+        first = index.first_quad
+        first_statements = {s: first[k] for s, _, _ in wanted if (k := fast.node_key(s)) in first}
+        lines = source.locate(wanted, first_statements, index.quads_read)
     findings = []
     for code, focus, path, value in unique:
         rule = rules[code]

@@ -78,6 +78,9 @@ class Index:
         # (types, predicates) of each kind of node -> how many nodes are of that kind.
         self.kinds: dict = {}
         self._facts: dict = {}
+        # Subject -> the number of the first quad add_quads read about it, for line numbers.
+        self.first_quad: dict = {}
+        self.quads_read = 0
 
     def add(self, s, p: str, o) -> None:
         """Add one triple already in index form (add_quads inlines this for pyoxigraph quads)."""
@@ -105,7 +108,8 @@ class Index:
     def add_quads(self, quads: Iterable) -> int:
         """Add pyoxigraph quads; returns how many were read."""
         out, types, intern, children, owners = self.out, self.types, _intern, self._children, self.owners
-        count = 0
+        first = self.first_quad
+        count = start = self.quads_read  # numbered across calls, as the lines of one input
         last_subject = None
         props: dict = {}
         enabled = gc.isenabled()
@@ -121,6 +125,7 @@ class Index:
                         props = out.get(key)
                         if props is None:
                             props = out[key] = {}
+                            first[key] = count
                     else:
                         key = last_subject
                 else:
@@ -129,6 +134,7 @@ class Index:
                     props = out.get(key)
                     if props is None:
                         props = out[key] = {}
+                        first[key] = count
                 p = intern(p.value)
                 kind = type(o)
                 if kind is _NamedNode:
@@ -156,7 +162,8 @@ class Index:
         finally:
             if enabled:
                 gc.enable()
-        return count
+        self.quads_read = count
+        return count - start
 
     def types_of(self, node) -> set:
         if type(node) is _Triple:
