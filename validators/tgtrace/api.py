@@ -59,11 +59,14 @@ def lint_input(
     if engine == "fast" and source.events is not None:
         return _lint_stream(source, codes, severities)
     if engine == "fast":
-        index = fast.new_index()
-        with source.reading():
-            count = index.add_quads(source.quads())
-        hits = fast.check_index(index)
-    elif engine == "shacl":
+        with fast.collector_paused():
+            index = fast.new_index()
+            with source.reading():
+                count = index.add_quads(source.quads())
+            hits = fast.check_index(index)
+            findings, found_traces = _findings(source, index, hits, codes, severities, rules)
+            return findings, found_traces, count, _terms_used(index), _type_sets(index)
+    if engine == "shacl":
         with source.reading():
             quads = list(source.quads())
         count = len(quads)
@@ -119,14 +122,16 @@ def _findings(source: Input, index, hits, codes, severities, rules) -> tuple[lis
         unique.setdefault((code, focus, path, value), None)
     wanted = []
     for code, focus, path, value in unique:
-        if path is not None and value is not None:
+        # The triple a finding names, when the input holds it (a SPARQL rule may report its
+        # focus as the value of a path the focus lacks).
+        if path is not None and value is not None \
+                and fast.node_key(value) in index.values(fast.node_key(focus), path):
             wanted.append((focus, ox.NamedNode(path), value))
     lines = {}
     if unique:
         wanted += [(f, None, None) for _, f, _, _ in unique]
-        first = index.first_quad
-        first_statements = {s: first[k] for s, _, _ in wanted if (k := fast.node_key(s)) in first}
-        lines = source.locate(wanted, first_statements, index.quads_read)
+        runs = {s: index.runs(fast.node_key(s)) for s, _, _ in wanted}
+        lines = source.locate(wanted, runs, index.quads_read)
     findings = []
     for code, focus, path, value in unique:
         rule = rules[code]

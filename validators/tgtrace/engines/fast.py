@@ -8,7 +8,7 @@ traces and require the same (rule, focus) pairs.
 
 Speed comes from the index's shape: IRIs and blank nodes are interned Python
 strings (blank nodes as "_:id"), literals and triple terms stay pyoxigraph
-objects, and the cyclic garbage collector is paused while the index is built
+objects, and the cyclic garbage collector is paused while an input is linted
 (it would otherwise rescan the growing index again and again).
 """
 
@@ -19,6 +19,7 @@ import json
 import re
 import sys
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Callable, Iterable, Iterator
@@ -39,6 +40,19 @@ _DECLARATION_KINDS = frozenset({OWL + "Class", OWL + "ObjectProperty", OWL + "Da
                                 OWL + "AnnotationProperty", OWL + "NamedIndividual"})
 _Literal, _Triple, _NamedNode, _BlankNode = ox.Literal, ox.Triple, ox.NamedNode, ox.BlankNode
 _intern = sys.intern
+
+
+@contextmanager
+def collector_paused():
+    """Pause the cyclic garbage collector: the index holds millions of objects and no
+    cycles, and each of the collector's full passes would walk all of them again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def node_key(term) -> object:
@@ -78,8 +92,10 @@ class Index:
         # (types, predicates) of each kind of node -> how many nodes are of that kind.
         self.kinds: dict = {}
         self._facts: dict = {}
-        # Subject -> the number of the first quad add_quads read about it, for line numbers.
+        # For line numbers: subject -> the number of its first quad, and for a subject whose
+        # triples are not all together, the numbers of the quads that start its later runs.
         self.first_quad: dict = {}
+        self.later_runs: dict = {}
         self.quads_read = 0
 
     def add(self, s, p: str, o) -> None:
@@ -108,13 +124,11 @@ class Index:
     def add_quads(self, quads: Iterable) -> int:
         """Add pyoxigraph quads; returns how many were read."""
         out, types, intern, children, owners = self.out, self.types, _intern, self._children, self.owners
-        first = self.first_quad
+        first, later = self.first_quad, self.later_runs
         count = start = self.quads_read  # numbered across calls, as the lines of one input
         last_subject = None
         props: dict = {}
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             for s, p, o, _ in quads:
                 count += 1
                 # Emitters write an entity's triples together: reuse the last subject's slot.
@@ -126,6 +140,8 @@ class Index:
                         if props is None:
                             props = out[key] = {}
                             first[key] = count
+                        else:
+                            later.setdefault(key, []).append(count)
                     else:
                         key = last_subject
                 else:
@@ -159,11 +175,13 @@ class Index:
                         types[key] = {o}
                     else:
                         kinds.add(o)
-        finally:
-            if enabled:
-                gc.enable()
         self.quads_read = count
         return count - start
+
+    def runs(self, node) -> list:
+        """Numbers of the quads that start the runs of node's triples."""
+        start = self.first_quad.get(node)
+        return ([start] if start is not None else []) + self.later_runs.get(node, [])
 
     def types_of(self, node) -> set:
         if type(node) is _Triple:

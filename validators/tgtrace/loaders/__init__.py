@@ -91,15 +91,15 @@ class Input:
         except (ValueError, OSError) as exc:
             raise InputError(self.name, None, str(exc)) from None
 
-    def locate(self, wanted: Iterable[tuple], first_statements: dict | None = None,
+    def locate(self, wanted: Iterable[tuple], runs: dict | None = None,
                statements: int | None = None) -> dict[tuple, int]:
         """Line of each wanted (subject, predicate, object) triple; best effort.
 
         Called only for triples that findings name, so a clean run never pays
-        for line bookkeeping. ``first_statements`` maps a subject to the number
-        of the first statement the parse gave for it, out of ``statements``: in
-        an N-Quads file with one statement on every line that number is the
-        line, and only the lines of the subjects named are read again.
+        for line bookkeeping. ``runs`` maps a subject to the numbers of the
+        statements (out of ``statements`` parsed) that start a run of its
+        triples: in an N-Quads file with one statement on every line those
+        numbers are lines, and only the runs of the subjects named are read again.
         """
         wanted = set(wanted)
         if self._lines is not None:
@@ -113,9 +113,8 @@ class Input:
                 found.update({(s, None, None): line for s, line in first.items()})
             return found
         if self.format in LINE_FORMATS:
-            if first_statements is not None and statements is not None \
-                    and self._line_count() == statements:
-                return self._locate_from_first_lines(wanted, first_statements)
+            if runs is not None and statements is not None and self._line_count() == statements:
+                return self._locate_in_runs(wanted, runs)
             if self.text is not None:
                 return _locate_line_based(self.text.split(b"\n"), wanted, self.format)
             if self.path is not None:
@@ -141,57 +140,53 @@ class Input:
                 last = chunk[-1:]
         return count + (0 if last == b"\n" else 1)
 
-    def _numbered_lines(self) -> Iterator[bytes]:
+    @contextmanager
+    def _line_iterator(self):
+        """The input's lines, from a file object when on disk so that skipping lines runs in C."""
         if self.text is not None:
-            yield from self.text.split(b"\n")
+            yield iter(self.text.split(b"\n"))
         elif self.path is not None:
             with open(self.path, "rb") as handle:
-                yield from handle
+                yield handle
+        else:
+            yield iter(())
 
-    def _locate_from_first_lines(self, wanted: set[tuple], first_lines: dict) -> dict[tuple, int]:
-        """Lines when every line holds one statement: a subject's first line is known, and a
-        triple is looked for in the run of lines that starts there (emitters write an entity's
-        triples together); the few not found there are looked for in the whole file."""
+    def _locate_in_runs(self, wanted: set[tuple], runs: dict) -> dict[tuple, int]:
+        """Lines when every line holds one statement: a subject's line is the first of its
+        first run, and a triple's is found by reading the runs of its subject's lines."""
         found: dict[tuple, int] = {}
         exact: dict = {}
         for key in wanted:
-            line = first_lines.get(key[0])
-            if line is None:
+            starts = runs.get(key[0])
+            if not starts:
                 continue
-            found[(key[0], None, None)] = line
+            found[(key[0], None, None)] = min(starts)
             if key[1] is not None:
                 exact.setdefault(key[0], set()).add(key)
         if not exact:
             return found
         rdf_format = RDF_FORMATS[self.format]
-        lines = self._numbered_lines()
-        position = 1  # number of the next line the iterator gives
-        left: set = set()
-        for subject in sorted(exact, key=first_lines.__getitem__):
-            keys = exact[subject]
-            start = first_lines[subject]
-            if start < position:  # inside a run already read
-                left |= keys
-                continue
-            next(islice(lines, start - position, start - position), None)  # skip to the run
-            position = start
-            head = _ntriples_token(subject).encode() + b" "
-            for raw in lines:
-                position += 1
-                if not raw.startswith(head):
-                    break
-                try:
-                    quad = next(iter(ox.parse(raw, format=rdf_format)))
-                except (SyntaxError, StopIteration, ValueError):
-                    continue
-                triple = (quad.subject, quad.predicate, quad.object)
-                if triple in keys and triple not in found:
-                    found[triple] = position - 1
-            left |= {key for key in keys if key not in found}
-        lines.close()
-        if left:
-            found.update({k: v for k, v in _locate_line_based(self._numbered_lines(), left, self.format).items()
-                          if k in left})
+        with self._line_iterator() as lines:
+            number, raw = 0, None  # the last line read, and its number
+            for start, subject in sorted((n, s) for s in exact for n in runs[s]):
+                keys = exact[subject]
+                if start < number:
+                    continue  # cannot happen: runs of different subjects do not overlap
+                if start > number:
+                    raw = next(islice(lines, start - number - 1, None), None)
+                    number = start
+                head = _ntriples_token(subject).encode() + b" "
+                while raw is not None and raw.startswith(head):
+                    try:
+                        quad = next(iter(ox.parse(raw, format=rdf_format)))
+                    except (SyntaxError, StopIteration, ValueError):
+                        quad = None
+                    if quad is not None:
+                        triple = (quad.subject, quad.predicate, quad.object)
+                        if triple in keys and triple not in found:
+                            found[triple] = number
+                    raw = next(lines, None)
+                    number += 1
         return found
 
     def _bytes(self) -> bytes | None:
