@@ -324,6 +324,8 @@ class Compiler:
         spec["node"] = [self.shape(o) for o in g.objects(node, sh.node)]
         spec["others"] = [p for p in g.predicates(node)
                           if p in (sh.hasValue, sh["in"], sh.pattern, sh.xone, sh["not"], sh.qualifiedValueShape)]
+        spec["in"] = [frozenset(_from_rdflib(m) for m in self.items(members)) for members in g.objects(node, sh["in"])]
+        spec["pattern"] = [re.compile(str(pattern)) for pattern in g.objects(node, sh.pattern)]
         for minimum in g.objects(node, sh.minCount):
             shape.count_checks.append(lambda c, n=int(minimum): c >= n)
         for maximum in g.objects(node, sh.maxCount):
@@ -573,6 +575,15 @@ def _agent_synthesis(index: Index, node) -> bool:
 
 
 def _terminal_answers(index: Index, root) -> set:
+    # S003 and S004 both ask for a root's terminal answers: found once per root.
+    memo = index.fact("terminal answers", lambda index: {})
+    found = memo.get(root)
+    if found is None:
+        found = memo[root] = _find_terminal_answers(index, root)
+    return found
+
+
+def _find_terminal_answers(index: Index, root) -> set:
     agent = TG + "AgentQuestion" in index.types_of(root)
     found = set()
     for node in _descendants(index, root):
@@ -807,12 +818,22 @@ def _inline_test(shape: Shape, namespace: dict) -> str | None:
     if not shape.value_checks:
         return None
     spec = shape.spec
-    common = len(spec["class"]) + len(spec["nodeKind"]) + len(spec["or"]) + len(spec["node"])
-    if spec.get("others") or len(shape.value_checks) != common:
+    common = len(spec["class"]) + len(spec["nodeKind"]) + len(spec["or"]) + len(spec["node"]) \
+        + len(spec["in"]) + len(spec["pattern"])
+    inlined = {SH + "in", SH + "pattern", SH + "hasValue"}  # sh:hasValue is a list check
+    if any(str(p) not in inlined for p in spec.get("others", ())) or len(shape.value_checks) != common:
         name = f"t{len(namespace)}"
         namespace[name] = tuple(shape.value_checks)
         return f"all(f(index, v) for f in {name})"
     parts = []
+    for allowed in spec["in"]:
+        name = f"t{len(namespace)}"
+        namespace[name] = allowed
+        parts.append(f"v in {name}")
+    for regex in spec["pattern"]:
+        name = f"t{len(namespace)}"
+        namespace[name] = regex
+        parts.append(f"pattern_ok({name}, v)")
     for kind in spec["nodeKind"]:
         if kind == SH + "IRI":
             parts.append('(type(v) is str and not v.startswith("_:"))')
@@ -859,7 +880,7 @@ _GENERATED: dict = {}
 
 
 def _generate_code(rules: list, present: set) -> Callable | None:
-    namespace: dict = {"Literal": _Literal, "conforms": conforms, "NONE": _NONE}
+    namespace: dict = {"Literal": _Literal, "conforms": conforms, "NONE": _NONE, "pattern_ok": _pattern_ok}
     lines = ["def run(index, node, props, hits):", "    types_of = index.types_of", "    append = hits.append"]
     for rule in rules:
         predicates = [p for p in rule.path.predicates if p in present]
