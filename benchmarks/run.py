@@ -46,7 +46,9 @@ ROOT = HERE.parent
 GENERATOR = HERE / "generate_corpus.py"
 DEFAULT_CORPORA = HERE / ".corpora"
 
-# The targets of the benchmark: reported against, never asserted.
+# The targets of the benchmark, set for captures of 1M triples (below that the
+# start-up of about 0.2 s dominates): reported against, never asserted.
+TARGET_SIZE = 1_000_000
 TARGET_VS_PYSHACL = 25.0  # pySHACL wall / tg-trace wall, at least
 TARGET_VS_PARSE = 1.5     # tg-trace wall / bare parse wall, at most
 TARGET_RSS_MB = 400.0     # peak RSS of tg-trace lint, at most
@@ -376,10 +378,15 @@ def check_lines(results: dict[int, dict[str, Measure]], injected: dict[int, set]
     ``pairs`` are (one process, parallel) rows whose speed-up is reported; every
     tg-trace row must find what one process finds on the single file."""
     lines, ok = [], True
-    mark = lambda good: "met" if good else "MISSED"  # noqa: E731
     for size, by_tool in results.items():
         fast, parse, shacl = by_tool["tg-trace lint"], by_tool.get("bare parse"), by_tool.get("pySHACL")
         head = f"{size:,} triples:"
+
+        def mark(good: bool, size=size) -> str:
+            # A corpus ends on a whole trace, a little above the size asked for.
+            if size < TARGET_SIZE * 0.99:
+                return f"set for {TARGET_SIZE:,} triples"
+            return "met" if good else "MISSED"
         if shacl is not None:
             if shacl.findings == fast.findings:
                 lines.append(f"{head} findings identical to pySHACL ({len(fast.findings):,} (rule, focus) pairs)")
@@ -451,7 +458,7 @@ def main(argv=None) -> int:
     parser.add_argument("--reuse-pyshacl", action="store_true",
                         help="reuse a pySHACL measurement stored by an earlier run when the corpus, shapes, "
                              "ontology, reference engine and pySHACL/rdflib versions are unchanged "
-                             "(pySHACL takes hours at 1M triples); the table marks it with its date")
+                             "(pySHACL takes minutes at 1M triples); the table marks it with its date")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the raw results here")
     args = parser.parse_args(argv)

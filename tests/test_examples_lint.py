@@ -43,6 +43,20 @@ def test_engines_agree_on_examples(path):
     assert fast == shacl
 
 
+def test_reference_engine_leaves_rdflib_as_it_found_it():
+    # The reference engine parses each SPARQL text once while pySHACL runs, then restores rdflib.
+    import rdflib
+    from rdflib.plugins.sparql.processor import SPARQLProcessor
+
+    query = SPARQLProcessor.query
+    tgtrace.lint(EXAMPLES / "orchestrator-react-multi-iteration.nq", engine="shacl")
+    assert SPARQLProcessor.query is query
+    graph = rdflib.Graph()
+    graph.add((rdflib.URIRef("urn:a"), rdflib.URIRef("urn:p"), rdflib.Literal(1)))
+    text = "SELECT ?o WHERE { <urn:a> <urn:p> ?o }"
+    assert [row.o.toPython() for row in graph.query(text)] == [1]
+
+
 @pytest.mark.parametrize("path", example_traces(".nq"), ids=lambda p: p.name)
 def test_wire_json_and_nquads_give_the_same_findings(path):
     wire = path.with_suffix(".json")
