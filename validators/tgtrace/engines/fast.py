@@ -146,11 +146,14 @@ class Index:
                         key = last_subject
                 else:
                     key = "_:" + s.value if type(s) is _BlankNode else s
-                    last_subject = None
-                    props = out.get(key)
-                    if props is None:
-                        props = out[key] = {}
-                        first[key] = count
+                    if key != last_subject:
+                        last_subject = key
+                        props = out.get(key)
+                        if props is None:
+                            props = out[key] = {}
+                            first[key] = count
+                        else:
+                            later.setdefault(key, []).append(count)
                 p = intern(p.value)
                 kind = type(o)
                 if kind is _NamedNode:

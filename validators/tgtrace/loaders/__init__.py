@@ -168,10 +168,10 @@ class Input:
         rdf_format = RDF_FORMATS[self.format]
         with self._line_iterator() as lines:
             number, raw = 0, None  # the last line read, and its number
-            for start, subject in sorted((n, s) for s in exact for n in runs[s]):
+            for start, subject in sorted(((n, s) for s in exact for n in runs[s]), key=lambda run: run[0]):
                 keys = exact[subject]
                 if start < number:
-                    continue  # cannot happen: runs of different subjects do not overlap
+                    continue  # a guard: runs of different subjects never overlap
                 if start > number:
                     raw = next(islice(lines, start - number - 1, None), None)
                     number = start
