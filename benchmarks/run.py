@@ -458,7 +458,7 @@ def main(argv=None) -> int:
     parser.add_argument("--reuse-pyshacl", action="store_true",
                         help="reuse a pySHACL measurement stored by an earlier run when the corpus, shapes, "
                              "ontology, reference engine and pySHACL/rdflib versions are unchanged "
-                             "(pySHACL takes minutes at 1M triples); the table marks it with its date")
+                             "(pySHACL needs minutes at 1M triples); the table marks it with its date")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the raw results here")
     args = parser.parse_args(argv)
