@@ -132,28 +132,18 @@ class Index:
             for s, p, o, _ in quads:
                 count += 1
                 # Emitters write an entity's triples together: reuse the last subject's slot.
-                if type(s) is _NamedNode:
-                    key = s.value
-                    if key != last_subject:
-                        last_subject = key = intern(key)
-                        props = out.get(key)
-                        if props is None:
-                            props = out[key] = {}
-                            first[key] = count
-                        else:
-                            later.setdefault(key, []).append(count)
+                kind = type(s)
+                key = s.value if kind is _NamedNode else "_:" + s.value if kind is _BlankNode else s
+                if key != last_subject:
+                    last_subject = key = intern(key) if kind is _NamedNode else key
+                    props = out.get(key)
+                    if props is None:
+                        props = out[key] = {}
+                        first[key] = count
                     else:
-                        key = last_subject
+                        later.setdefault(key, []).append(count)
                 else:
-                    key = "_:" + s.value if type(s) is _BlankNode else s
-                    if key != last_subject:
-                        last_subject = key
-                        props = out.get(key)
-                        if props is None:
-                            props = out[key] = {}
-                            first[key] = count
-                        else:
-                            later.setdefault(key, []).append(count)
+                    key = last_subject
                 p = intern(p.value)
                 kind = type(o)
                 if kind is _NamedNode:
