@@ -325,11 +325,10 @@ class Compiler:
             shape.count_checks.append(lambda c, n=int(maximum): c <= n)
         for required in g.objects(node, sh.hasValue):
             shape.list_checks.append(lambda index, values, t=_from_rdflib(required): t in values)
-        for members in g.objects(node, sh["in"]):
-            allowed = frozenset(_from_rdflib(m) for m in self.items(members))
+        for allowed in spec["in"]:
             shape.value_checks.append(lambda index, v, a=allowed: v in a)
-        for pattern in g.objects(node, sh.pattern):
-            shape.value_checks.append(lambda index, v, r=re.compile(str(pattern)): _pattern_ok(r, v))
+        for regex in spec["pattern"]:
+            shape.value_checks.append(lambda index, v, r=regex: _pattern_ok(r, v))
         for kind in g.objects(node, sh.nodeKind):
             shape.value_checks.append(lambda index, v, t=_NODE_KINDS[str(kind)]: t(v))
         for cls in g.objects(node, sh["class"]):

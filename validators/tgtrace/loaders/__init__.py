@@ -115,12 +115,8 @@ class Input:
         if self.format in LINE_FORMATS:
             if runs is not None and statements is not None and self._line_count() == statements:
                 return self._locate_in_runs(wanted, runs)
-            if self.text is not None:
-                return _locate_line_based(self.text.split(b"\n"), wanted, self.format)
-            if self.path is not None:
-                with open(self.path, "rb") as handle:  # line by line: a large file is never held whole
-                    return _locate_line_based(handle, wanted, self.format)
-            return {}
+            with self._line_iterator() as lines:  # line by line: a large file is never held whole
+                return _locate_line_based(lines, wanted, self.format)
         data = self._bytes()
         if data is None:
             return {}
