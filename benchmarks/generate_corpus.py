@@ -232,7 +232,8 @@ def faulty_trace(code: str, trace_seed: str) -> tuple[list[list], str]:
 # The corpus
 # ---------------------------------------------------------------------------
 
-def plan_corpus(triples: int, faults: float, seed: str) -> tuple[list[dict], int]:
+def plan_corpus(triples: int, faults: float, seed: str,
+                fault_codes: list[str] | None = None) -> tuple[list[dict], int]:
     """Decide every trace (kind, seed, fault, interleaving) until the size is reached."""
     rng = random.Random(f"{seed}/plan")
     kinds, weights = zip(*MIX)
@@ -250,7 +251,7 @@ def plan_corpus(triples: int, faults: float, seed: str) -> tuple[list[dict], int
         return total
 
     fill()
-    codes = sorted(c for c, r in all_rules().items() if r.fault is not None)
+    codes = sorted(fault_codes or (c for c, r in all_rules().items() if r.fault is not None))
     rng.shuffle(codes)
     count = max(1, round(len(specs) * faults)) if faults > 0 else 0
     for n, i in enumerate(sorted(rng.sample(range(len(specs)), min(count, len(specs))))):
@@ -285,9 +286,9 @@ def shards_dir(out: Path) -> Path:
     return out.with_name(out.name + ".shards")
 
 
-def write_corpus(out: Path, triples: int, faults: float = 0.01, seed: str = "0",
+def write_corpus(out: Path, triples: int, faults: float = 0.01, seed: str = "0", fault_codes: list[str] | None = None,
                  shards: int = 0) -> dict:
-    specs, _ = plan_corpus(triples, faults, seed)
+    specs, _ = plan_corpus(triples, faults, seed, fault_codes)
     written = 0
     interleaved = 0
     pending: list[list] | None = None
@@ -357,6 +358,9 @@ def main(argv=None) -> int:
     parser.add_argument("--faults", type=float, default=0.01,
                         help="share of traces carrying one fault (default 0.01)")
     parser.add_argument("--seed", default="0", help="seed; same seed, same corpus (default 0)")
+    parser.add_argument("--fault-codes", default=None, metavar="CODES",
+                        help="the rules whose faults are used, comma-separated (default: every rule with a "
+                        "fault); a fixed list keeps a corpus the same when rules are added")
     parser.add_argument("--shards", type=int, default=0, metavar="K",
                         help="also write the traces as K files in FILE.nq.shards/ (default: no)")
     args = parser.parse_args(argv)
@@ -367,7 +371,8 @@ def main(argv=None) -> int:
 
     if args.shards < 0:
         parser.error("--shards must not be negative")
-    manifest = write_corpus(args.out, args.triples, args.faults, args.seed, args.shards)
+    manifest = write_corpus(args.out, args.triples, args.faults, args.seed,
+                            args.fault_codes.split(",") if args.fault_codes else None, shards=args.shards)
     print(f"{args.out}: {manifest['triples']} quads, {manifest['traces']} traces, "
           f"{len(manifest['faults'])} with a fault, {manifest['interleaved_pairs']} "
           f"interleaved pairs", file=sys.stderr)

@@ -257,12 +257,12 @@ def reference_digest(corpus_path: Path) -> str:
     """What pySHACL's result on a corpus depends on: the corpus's content, the shapes (less
     their documentation), the ontology's declarations it is given, the reference
     engine and the pySHACL, rdflib and pyoxigraph versions."""
-    from tgtrace.engines.shacl import declarations
     from tgtrace.resources import shapes_graph
+    from tgtrace.vocabulary import declarations_graph
 
     digest = hashlib.sha256(file_digest(corpus_path).encode())
     digest.update(_canonical(shapes_graph(), DOC_PREDICATES))
-    digest.update(_canonical(declarations()))
+    digest.update(_canonical(declarations_graph()))
     digest.update((ROOT / "validators" / "tgtrace" / "engines" / "shacl.py").read_bytes())
     for dist in ("pyshacl", "rdflib", "pyoxigraph"):
         digest.update(metadata.version(dist).encode())

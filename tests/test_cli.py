@@ -47,7 +47,7 @@ def test_fail_on_select_and_ignore():
     assert run("lint", legacy, "--fail-on", "warning", "--select", "chain,mixin", "--no-config").returncode == 0
     result = run("lint", legacy, "--select", "Q123", "--no-config")
     assert result.returncode == 2 and result.stderr.strip() == (
-        "tg-trace: unknown rule code 'Q123'; 'tg-trace rules' lists them")
+        "tg-trace: --select: unknown rule code 'Q123'; 'tg-trace rules' lists them")
 
 
 def test_standard_input():

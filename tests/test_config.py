@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tgtrace import config as cfg
-from tgtrace.config import Config, ConfigError
+from tgtrace.settings import Settings, SettingsError
 from tgtrace.model import Finding, Report, Severity
 from tgtrace.rules import all_rules
 
@@ -17,6 +17,12 @@ AGENT = "urn:trustgraph:agent:0b6f"
 def finding(rule="M001", file="traces/react.nq", focus=AGENT + "/final", trace=AGENT, severity=Severity.ERROR):
     return Finding(file=file, line=3, rule=rule, severity=severity, family=all_rules()[rule].family, message="m",
                    focus=focus, trace=trace)
+
+
+def applied(settings: Settings, findings: list[Finding]) -> Report:
+    """The report a run with these settings gives for these findings."""
+    kept = [f for f in map(settings.finding, findings) if f is not None]
+    return Report(findings=kept, fail_on=settings.fail_on)
 
 
 def write(path: Path, text: str) -> Path:
@@ -72,7 +78,7 @@ T001 = "info"
 )
 def test_errors_name_the_key_or_code(tmp_path, text, named):
     path = write(tmp_path / "tg-trace.toml", text)
-    with pytest.raises(ConfigError) as error:
+    with pytest.raises(SettingsError) as error:
         cfg.load(path)
     assert str(error.value).startswith(str(path))
     assert named in str(error.value)
@@ -94,7 +100,7 @@ def test_pyproject_table_and_discovery_upwards(tmp_path):
 
 def test_pyproject_unknown_key_is_named(tmp_path):
     path = write(tmp_path / "pyproject.toml", '[tool.tg-trace]\nfail_on = "error"\n')
-    with pytest.raises(ConfigError, match=r"unknown key 'fail_on' \(did you mean 'fail-on'\?\)") as error:
+    with pytest.raises(SettingsError, match=r"unknown key 'fail_on' \(did you mean 'fail-on'\?\)") as error:
         cfg.discover(tmp_path)
     assert str(error.value).startswith(f"{path}: ")
 
@@ -102,12 +108,12 @@ def test_pyproject_unknown_key_is_named(tmp_path):
 def test_no_config_gives_defaults(tmp_path):
     assert cfg.find(tmp_path) is None
     config = cfg.discover(tmp_path)
-    assert config == Config()
+    assert config == Settings()
     assert config.fail_on is Severity.ERROR and config.select is None and config.path is None
 
 
 def test_flags_win_over_file():
-    config = Config(select=("M",), ignore=("M008",), fail_on=Severity.WARNING, engine="shacl")
+    config = Settings(select=("M",), ignore=("M008",), fail_on=Severity.WARNING, engine="shacl")
     merged = config.merge(select=["C001"], ignore=None, fail_on="never", engine=None)
     assert merged.select == ("C001",)
     assert merged.ignore == ("M008",)  # not given on the command line: the file's value stays
@@ -140,7 +146,7 @@ M001 = "warning"
         finding(rule="S005", focus="urn:x", trace="urn:trustgraph:question:1"),  # ignored by its trace
         finding(rule="S005", focus="urn:trustgraph:agent:1", trace="urn:trustgraph:agent:1"),  # kept
     ]
-    report = config.apply(Report(findings=findings))
+    report = applied(config, findings)
     kept = [(f.rule, f.file, f.severity) for f in report.findings]
     assert kept == [
         ("M001", "traces/react.nq", Severity.WARNING),
@@ -148,7 +154,7 @@ M001 = "warning"
         ("S005", "traces/react.nq", Severity.ERROR),
     ]
     # A downgraded error no longer fails the run.
-    only_m001 = config.apply(Report(findings=[finding()]))
+    only_m001 = applied(config, [finding()])
     assert only_m001.conforms
 
 
@@ -157,5 +163,5 @@ def test_path_patterns_are_relative_to_the_config_file(tmp_path, monkeypatch):
     path = write(project / "tg-trace.toml", '[per-file-ignores]\n"traces/*" = ["M001"]\n')
     config = cfg.load(path)
     monkeypatch.chdir(project / "..")
-    assert config.apply(Report(findings=[finding(file="project/traces/a.nq")])).findings == []
-    assert config.apply(Report(findings=[finding(file="traces/a.nq")])).findings != []
+    assert applied(config, [finding(file="project/traces/a.nq")]).findings == []
+    assert applied(config, [finding(file="traces/a.nq")]).findings != []

@@ -146,7 +146,7 @@ def test_no_page_names_a_term_that_does_not_exist(pages, inventory):
 
 def test_no_page_names_a_rule_that_does_not_exist(pages):
     codes = set(rules.all_rules())
-    letters = "".join(sorted({family[0].upper() for family in rules.FAMILIES}))
+    letters = "".join(sorted({family[0].upper() for family in rules.families()}))
     code_pattern = re.compile(rf"\b[{letters}]\d{{3}}\b")
     unknown = defaultdict(set)
     for name, page in pages.items():

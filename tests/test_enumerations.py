@@ -2,7 +2,7 @@
 
 import rdflib
 
-from tgtrace.enumerations import execution_patterns, permitted_reasons, termination_reasons
+from tgtrace.vocabulary import execution_patterns, permitted_reasons, termination_reasons
 from tgtrace.resources import shapes_paths
 from tgtrace.selfcheck import run_checks
 
@@ -24,7 +24,7 @@ def _shapes_with(old: str, new: str) -> rdflib.Graph:
 def test_check_reports_a_termination_pair_the_ontology_does_not_permit():
     shapes = _shapes_with('"plan-then-execute plan-complete",', '"plan-then-execute plan-complete", "plan-then-execute error",')
     problems = run_checks(shapes=shapes, reasoner=False)
-    assert any("termination-pattern" in p and "permitsTerminationReason" in p for p in problems), problems
+    assert any("PermittedTerminationConstraintComponent" in p and "permitsTerminationReason" in p for p in problems), problems
 
 
 def test_check_reports_a_reason_list_that_drifted():

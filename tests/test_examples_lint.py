@@ -115,4 +115,8 @@ def test_cli_lints_the_examples_directory():
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["summary"]["error"] == 0
-    assert document["summary"]["files"] == len(example_traces(".nq")) + len(example_traces(".json")) + len(example_traces(".jsonl"))
+    # The 2.11.1 examples and, in releases/, a trace of every pattern from each older release.
+    releases = sorted((EXAMPLES / "releases").glob("*/*.nq"))
+    assert releases
+    assert document["summary"]["files"] == (len(example_traces(".nq")) + len(example_traces(".json"))
+                                            + len(example_traces(".jsonl")) + len(releases))

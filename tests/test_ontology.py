@@ -214,6 +214,8 @@ def test_enumerations_are_individuals(onto):
                       None: T.defaultGraph}
     assert onto.value(T.Question, T.storedIn) == T.retrievalGraph
     assert onto.value(T.Subgraph, T.storedIn) == T.sourceGraph
+    # The 2.11.1 librarian writes the Document itself to the default graph.
+    assert onto.value(T.Document, T.storedIn) == T.defaultGraph
 
 
 def test_example_enumerated_values_are_known(onto):

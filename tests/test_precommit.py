@@ -43,7 +43,8 @@ def test_manifest_is_valid():
 def test_hook_lints_trace_files_only():
     definition = hook()
     assert definition["id"] == "tg-trace"
-    assert definition["entry"] == "tg-trace lint"
+    # Batches of a few files: no coverage minimum, no step summary per batch.
+    assert definition["entry"] == "tg-trace lint --no-summary --min-coverage 0"
     files = re.compile(definition["files"])
     for name in ("traces/react.nq", "a.nt", "b.trig", "captured/run.trace.json", "events.trace.jsonl"):
         assert files.search(name), name
@@ -79,13 +80,17 @@ def test_hook_runs_in_a_repository(tmp_path):
     (repo / "traces").mkdir(parents=True)
     shutil.copy(EXAMPLES / "graph-rag.nq", repo / "traces" / "graph-rag.nq")
     (repo / "package.json").write_text("{}\n")  # not a trace: the hook must not pick it up
+    # A whole-run minimum the one file of a batch cannot meet: the hook must not apply it.
+    (repo / "tg-trace.toml").write_text("min-coverage = 90\n")
     local = dict(hook(), language="system")
     config = {"repos": [{"repo": "local", "hooks": [local]}]}
     (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
 
-    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"), PATH=f"{_tool_bin(tmp_path)}:{os.environ['PATH']}")
+    step_summary = tmp_path / "step-summary.md"
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"), PATH=f"{_tool_bin(tmp_path)}:{os.environ['PATH']}",
+               GITHUB_STEP_SUMMARY=str(step_summary))
     env.pop("GITHUB_ACTIONS", None)
 
     def run():
@@ -95,6 +100,7 @@ def test_hook_runs_in_a_repository(tmp_path):
     clean = run()
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "tg-trace lint" in clean.stdout and "Passed" in clean.stdout
+    assert not step_summary.exists()
 
     # Break the trace: the Synthesis loses its tg:Answer type.
     path = repo / "traces" / "graph-rag.nq"

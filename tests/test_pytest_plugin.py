@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tgtrace.loaders import InputError
+from tgtrace.pytest_plugin import assert_trace_conforms
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 ANSWER_TYPE = " <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://trustgraph.ai/ns/Answer> "
@@ -131,7 +134,7 @@ def test_plugin_in_a_project(project):
     for name in ("test_warnings_can_fail", "test_broken_trace", "test_broken_trace_fixture"):
         assert f"FAILED test_traces.py::{name}" in out, out
     # The failure reads like `tg-trace lint`: the file and line, code, message, focus.
-    assert "trace does not conform: 1 finding(s) at or above error" in out
+    assert "trace does not conform: 1 finding at or above error" in out
     assert "broken-graph-rag.nq:" in out and "M001 error answer does not assert the tg:Answer mixin" in out
     assert "urn:trustgraph:prov:synthesis:" in out
     assert "at or above warning" in out and "T004" in out
@@ -166,3 +169,16 @@ def test_unused_plugin_is_cheap_and_harmless(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "validators"), os.environ.get("PYTHONPATH")])))
     check = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_a_bad_trustgraph_triple_is_named_by_its_index_and_value():
+    schema = pytest.importorskip("trustgraph.schema")
+    label = "http://www.w3.org/2000/01/rdf-schema#label"
+    good = schema.Triple(s=schema.Term(type="i", iri="urn:a"), p=schema.Term(type="i", iri=label),
+                         o=schema.Term(type="l", value="a"))
+    bad = schema.Triple(s=schema.Term(type="i", iri="urn:b"), p=schema.Term(type="i", iri=label),
+                        o=schema.Term(type="l", value=5))
+    with pytest.raises(InputError) as error:
+        assert_trace_conforms([good, bad])
+    message = str(error.value)
+    assert message.startswith("<objects>: item [1] Triple(") and message.endswith("term field 'v' must be a string, got 5")

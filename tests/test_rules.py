@@ -5,21 +5,26 @@ import io
 import pytest
 
 import tgtrace
-from tgtrace.rules import FAMILIES, all_rules
+from tgtrace.rules import all_rules, families
+from tgtrace.settings import Settings, SettingsError
 
 from conftest import EXAMPLES
 
 RULES = all_rules()
+# Rules of opt-in families run only when selected by name, code or prefix, never by default.
+OPT_IN = {code for code, rule in RULES.items() if families()[rule.family].opt_in}
 
 
-def lint_bytes(data: bytes, engine: str):
-    return tgtrace.lint(io.BytesIO(data), engine=engine, input_format="nquads", fail_on="never")
+def lint_bytes(data: bytes, engine: str, code: str):
+    # Every rule that runs by default, and the rule itself (which may belong to an opt-in family).
+    return tgtrace.lint(io.BytesIO(data), engine=engine, input_format="nquads", fail_on="never",
+                        select=["ALL", code])
 
 
 def test_rule_metadata_is_complete():
     assert len(RULES) >= 50
     for code, rule in RULES.items():
-        assert rule.family in FAMILIES, code
+        assert rule.family in families(), code
         assert code[0] == rule.family[0].upper(), f"{code} is not coded for family {rule.family}"
         assert rule.name and rule.message and rule.description and rule.rationale and rule.fix, code
         assert rule.node_shapes, f"{code} is attached to no node shape"
@@ -33,8 +38,8 @@ def test_fault_fires_in_both_engines(code):
     original = (EXAMPLES / rule.fault.trace).read_bytes()
     assert sorted(data.splitlines()) != sorted(original.splitlines()), f"{code}: the fault changed nothing"
 
-    fast = lint_bytes(data, "fast")
-    shacl = lint_bytes(data, "shacl")
+    fast = lint_bytes(data, "fast", code)
+    shacl = lint_bytes(data, "shacl", code)
     fired = {(f.rule, f.focus) for f in fast}
     assert (code, rule.fault.focus) in fired, f"{code} did not fire on {rule.fault.focus}: {sorted(fired)}"
     assert fired == {(f.rule, f.focus) for f in shacl}
@@ -46,16 +51,22 @@ def test_fault_fires_in_both_engines(code):
 @pytest.mark.parametrize("code", sorted(RULES))
 def test_fault_target_is_clean_before_the_fault(code):
     rule = RULES[code]
-    report = tgtrace.lint(EXAMPLES / rule.fault.trace, fail_on="never")
+    report = tgtrace.lint(EXAMPLES / rule.fault.trace, fail_on="never", select=["ALL", code])
     assert (code, rule.fault.focus) not in {(f.rule, f.focus) for f in report}
 
 
 def test_select_and_ignore_expand_codes_prefixes_and_families():
-    from tgtrace.api import select_rules
+    def chosen(select=None, ignore=None):
+        return Settings().merge(select=select, ignore=ignore).codes
 
-    assert select_rules(["M001"]) == {"M001"}
-    assert select_rules(["termination"]) == {c for c, r in RULES.items() if r.family == "termination"}
-    assert select_rules(["C01"]) == {c for c in RULES if c.startswith("C01")}
-    assert "V001" not in select_rules(None, ["vocabulary"])
-    with pytest.raises(KeyError, match="X999"):
-        select_rules(["X999"])
+    assert chosen(["M001"]) == {"M001"}
+    assert chosen(["termination"]) == {c for c, r in RULES.items() if r.family == "termination"}
+    assert chosen(["C01"]) == {c for c in RULES if c.startswith("C01")}
+    assert chosen(["all"]) == set(RULES) - OPT_IN and chosen() == set(RULES) - OPT_IN
+    for code in OPT_IN:
+        assert chosen([code]) == {code} and code in chosen([RULES[code].family]) and code in chosen(["all", code])
+    assert "V001" not in chosen(None, ["vocabulary"])
+    with pytest.raises(SettingsError, match=r"--select: unknown rule code 'X999'"):
+        chosen(["X999"])
+    with pytest.raises(SettingsError, match=r"did you mean C004\?"):
+        chosen(["C0044"])

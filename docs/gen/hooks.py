@@ -52,7 +52,7 @@ def _optional(module: str, name: str):
 
 
 def on_config(config):
-    from sitegen.pages import Site, SiteError
+    from sitegen.site import Site, SiteError
 
     _reset_caches()
     try:
@@ -82,17 +82,17 @@ def _expand_nav(nav, sections) -> None:
 def on_files(files, config):
     from sitegen.diagrams import DiagramError
     from sitegen.faults import FaultError
-    from sitegen.pages import SiteError
+    from sitegen.context import SiteError
 
     site = _state["site"]
     lint = _optional("tgtrace.api", "lint")
-    render = _optional("tgtrace.formats.text", "render")
+    render = _optional("tgtrace.formats", "render")
     cli = _optional("tgtrace.cli", "main")
     try:
         pages = site.pages(
             lint=lint,
-            render=(lambda report: render(report, color=False)) if render else None,
-            cli=cli,
+            render=(lambda report: render(report, "text")) if render else None,
+            cli_main=cli,
         )
         downloads = site.downloads()
     except (SiteError, FaultError, DiagramError) as error:
@@ -107,7 +107,7 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     from sitegen.diagrams import DiagramError
-    from sitegen.pages import SiteError
+    from sitegen.context import SiteError
 
     try:
         return _state["site"].expand(markdown, page.file.src_uri)
@@ -116,7 +116,7 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_page_content(html, page, config, files):
-    from sitegen.pages import DIAGRAM_MARK
+    from sitegen.context import DIAGRAM_MARK
 
     site = _state["site"]
     if DIAGRAM_MARK not in html:

@@ -3,7 +3,7 @@
 from .model import Finding, Report, Severity
 
 __all__ = ["Finding", "Report", "Severity", "lint"]
-__version__ = "0.1.0"
+__version__ = "3.0.0"
 
 
 def lint(*sources, **options):

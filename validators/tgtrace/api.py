@@ -1,194 +1,175 @@
-"""The one entry point every face (CLI, pytest plugin, Python API) calls."""
+"""The entry point every face (CLI, pytest plugin, Python API) calls.
+
+``iter_findings`` is the primary form: it yields each input's findings as its
+traces complete (an explain stream trace by trace); ``lint`` collects them
+into a :class:`Report`. The flow is one way: a loader turns each input into a
+trace graph, an engine checks the graph, and here hits become findings.
+"""
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from contextlib import nullcontext
-from typing import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Sequence
 
 import pyoxigraph as ox
 
-from . import traces
-from .loaders import Input, expand_paths, load
+from . import graph as tg
+from .baseline import load as load_baseline
+from .engines import shacl
+from .engines.fast import Engine
+from .generations import Inference, infer
+from .graph import TraceGraph
+from .loaders import Input, InputError, expand_paths, load
 from .model import Finding, Report, Severity
-from .engines.fast import _DECLARATION_KINDS
-from .namespaces import RDF_TYPE
-from .rules import Rule, all_rules, get_rule
+from .coverage import coverage
+from .rules import Rule, all_rules
+from .settings import ENGINES, Settings
+from .stream import StreamLinter
+from .vocabulary import declarations, ontology_terms
 
-
-def select_rules(select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> set[str]:
-    """Rule codes left after --select and --ignore. Codes, prefixes ("C0") or families."""
-    rules = all_rules()
-
-    def expand(spec: str) -> set[str]:
-        spec = spec.strip()
-        if spec.upper() == "ALL":
-            return set(rules)
-        if spec.lower() in {r.family for r in rules.values()}:
-            return {c for c, r in rules.items() if r.family == spec.lower()}
-        matched = {c for c in rules if c.startswith(spec.upper())}
-        if not matched:
-            get_rule(spec)  # raises UnknownRule naming it
-        return matched
-
-    chosen = set(rules) if not select else set().union(*(expand(s) for s in select))
-    for spec in ignore or ():
-        chosen -= expand(spec)
-    return chosen
-
+DEFAULTS = Settings()
 
 def _message(rule: Rule, path: str | None, value) -> str:
     text = rule.message
     if "{?value}" in text:
-        text = text.replace("{?value}", traces.iri(value) if value is not None else "(none)")
+        text = text.replace("{?value}", tg.name(value) if value is not None else "(none)")
     if "{?path}" in text:
         text = text.replace("{?path}", path or "(none)")
     return text
 
 
-def lint_input(
-    source: Input,
-    engine: str = "fast",
-    codes: set[str] | None = None,
-    severities: dict[str, Severity] | None = None,
-) -> tuple[list[Finding], dict, int, Counter, Counter]:
-    """Findings of one input, the traces it holds, its triple count, the terms and type sets it used."""
-    from .engines import fast, shacl
+@dataclass
+class InputResult:
+    """What one input (or one group of an explain stream) gave."""
 
+    name: str
+    findings: list[Finding] = field(default_factory=list)
+    traces: dict = field(default_factory=dict)  # root IRI -> input name
+    trace_models: dict = field(default_factory=dict)  # root IRI -> the releases that write its trace model
+    triples: int = 0
+    terms: Counter = field(default_factory=Counter)
+    type_sets: Counter = field(default_factory=Counter)
+    extra: dict = field(default_factory=dict)
+
+
+def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult:
+    """Findings of one trace graph, with what coverage needs to know of it."""
+    fast = Engine.packaged(settings.codes)
+    declared = fast.prepare(graph)
+    if settings.engine == "fast":
+        hits = list(fast.check(graph, declared))
+    elif settings.engine == "shacl":
+        hits = shacl.check(graph, declared, settings.codes)
+    else:
+        raise ValueError(f"unknown engine {settings.engine!r} (choose {' or '.join(ENGINES)})")
+    result = InputResult(graph.name, triples=graph.statements)
+    models = infer(graph)
+    result.findings = _findings(graph, hits, settings, models)
+    result.traces = {tg.name(root): graph.name for root in graph.roots()}
+    result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
+    kinds = _kinds(graph)
+    result.terms = _terms_used(kinds)
+    result.type_sets = _type_sets(kinds)
+    return result
+
+
+def _aged(rule: Rule, severity: Severity, message: str, model: Inference | None,
+          settings: Settings) -> tuple[Severity, str]:
+    """A finding of a rule the trace's own release did not yet meet: info naming the release
+    that changed it, or an error when the project's target version is newer than the trace."""
+    if rule.since is None or model is None or not model.predates(rule.since):
+        return severity, message
+    message = f"{message} (written so by TrustGraph {model.releases}; required since {rule.since})"
+    too_old = settings.target_version is not None and model.predates(settings.target_version)
+    return (Severity.ERROR if too_old else Severity.INFO), message
+
+
+def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None = None) -> list[Finding]:
     rules = all_rules()
-    if engine == "fast" and source.events is not None:
-        return _lint_stream(source, codes, severities)
-    if engine not in ("fast", "shacl"):
-        raise ValueError(f"unknown engine {engine!r} (choose fast or shacl)")
-    # The fast engine's index holds no cycles: the collector would only rescan it.
-    with fast.collector_paused() if engine == "fast" else nullcontext():
-        if engine == "fast":
-            index = fast.new_index()
-            with source.reading():
-                count = index.add_quads(source.quads())
-            hits = fast.check_index(index)
-        else:
-            with source.reading():
-                quads = list(source.quads())
-            count = len(quads)
-            hits = shacl.check(quads)
-            index = fast.build_index(quads)
-            fast.count_kinds(index)
-        findings, found_traces = _findings(source, index, hits, codes, severities, rules)
-        return findings, found_traces, count, _terms_used(index), _type_sets(index)
-
-
-def _lint_stream(source: Input, codes, severities) -> tuple:
-    """An explain stream, linted trace by trace as each one completes."""
-    from .engines import fast
-    from .stream import StreamLinter
-
-    rules = all_rules()
-    linter = StreamLinter()
-    findings: list = []
-    found_traces: dict = {}
-    count = 0
-    used: Counter = Counter()
-    sets: Counter = Counter()
-
-    def take(group) -> None:
-        index, lines, _ = group
-        source._lines = lines
-        found, traces_found = _findings(source, index, fast.check_index(index), codes, severities, rules)
-        findings.extend(found)
-        found_traces.update(traces_found)
-        used.update(_terms_used(index))
-        sets.update(_type_sets(index))
-
-    for line, quads in source.events():
-        count += len(quads)
-        for group in linter.feed(line, quads):
-            take(group)
-    for group in linter.finish():
-        take(group)
-    source.extra["peak_triples_held"] = linter.peak
-    return findings, found_traces, count, used, sets
-
-
-def _findings(source: Input, index, hits, codes, severities, rules) -> tuple[list, dict]:
-    from .engines import fast
-
-    trace_index = traces.TraceIndex(index)
-    unique = {}
-    for code, focus, path, value in hits:
-        if codes is not None and code not in codes:
+    codes = settings.codes
+    unique: dict = {}
+    for hit in hits:
+        if hit.rule not in codes:
             continue
-        unique.setdefault((code, focus, path, value), None)
+        unique.setdefault((hit.rule, hit.focus, hit.path, hit.value), None)
     wanted = []
-    for code, focus, path, value in unique:
-        # The triple a finding names, when the input holds it (a SPARQL rule may report its
+    for _, focus, path, value in unique:
+        # The triple a finding names, when the input holds it (a component may report its
         # focus as the value of a path the focus lacks).
-        if path is not None and value is not None \
-                and fast.node_key(value) in index.values(fast.node_key(focus), path):
-            wanted.append((focus, ox.NamedNode(path), value))
-    lines = {}
-    if unique:
-        wanted += [(f, None, None) for _, f, _, _ in unique]
-        runs = {s: index.runs(fast.node_key(s)) for s, _, _ in wanted}
-        lines = source.locate(wanted, runs, index.quads_read)
+        if path is not None and value is not None and value in graph.values(focus, path):
+            wanted.append((tg.term(focus), ox.NamedNode(path), tg.term(value)))
+        wanted.append((tg.term(focus), None, None))
+    lines = graph.lines(wanted) if unique else {}
     findings = []
     for code, focus, path, value in unique:
         rule = rules[code]
         line = None
         if path is not None and value is not None:
-            line = lines.get((focus, ox.NamedNode(path), value))
+            line = lines.get((tg.term(focus), ox.NamedNode(path), tg.term(value)))
         if line is None:
-            line = lines.get((focus, None, None))
-        root = trace_index.root_of(fast.node_key(focus))
-        findings.append(Finding(
-            file=source.name,
+            line = lines.get((tg.term(focus), None, None))
+        root = graph.root_of(focus)
+        severity, message = _aged(rule, rule.severity, _message(rule, path, value),
+                                  (models or {}).get(root), settings)
+        finding = settings.finding(Finding(
+            file=graph.name,
             line=line,
             rule=code,
-            severity=(severities or {}).get(code, rule.severity),
+            severity=severity,
             family=rule.family,
-            message=_message(rule, path, value),
-            focus=traces.iri(focus),
-            trace=traces.iri(root) if root is not None else None,
+            message=message,
+            focus=tg.name(focus),
+            trace=tg.name(root) if root is not None else None,
             path=path,
-            value=traces.iri(value) if value is not None else None,
+            value=tg.name(value) if value is not None else None,
         ))
-    return findings, {traces.iri(root): source.name for root in trace_index.roots()}
+        if finding is not None:
+            findings.append(finding)
+    return findings
 
 
-def _order(finding: Finding):
-    return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
+def _kinds(graph: TraceGraph) -> Counter:
+    """How many nodes of each kind (asserted types, predicates) the graph holds."""
+    counts: Counter = Counter()
+    types = graph.types
+    for node, props in graph.out.items():
+        counts[(frozenset(types.get(node, ())), tuple(props))] += 1
+    return counts
+
+
+_DECLARATION_KINDS = frozenset(str(o) for _, _, o in declarations() if str(o).startswith("http://www.w3.org/2002/07/owl#"))
 
 
 def _declared_terms_used() -> Counter:
-    """What the ontology's declarations, mixed into every index, add to the term counts."""
-    from .engines.fast import program
-
+    """What the ontology's declarations, mixed into every graph, add to the term counts."""
     terms: Counter = Counter()
     subjects: dict = {}
-    for s, p, o in program().declarations:
-        subjects.setdefault(s, set()).add(p)
-        if p == RDF_TYPE:
-            terms[o] += 1
+    for s, p, o in declarations():
+        subjects.setdefault(str(s), set()).add(str(p))
+        if str(p) == tg.RDF_TYPE:
+            terms[str(o)] += 1
     for predicates in subjects.values():
         terms.update(predicates)
     return terms
 
 
-def _type_sets(index) -> Counter:
+def _type_sets(kinds: Counter) -> Counter:
     """How many nodes carried each exact set of asserted classes (declared terms left out)."""
     sets: Counter = Counter()
-    for (kinds, _), count in index.kinds.items():
-        if kinds and not kinds & _DECLARATION_KINDS:
-            sets[" ".join(sorted(kinds))] += count
+    for (types, _), count in kinds.items():
+        if types and not types & _DECLARATION_KINDS:
+            sets[" ".join(sorted(types))] += count
     return sets
 
 
-def _terms_used(index) -> Counter:
+def _terms_used(kinds: Counter) -> Counter:
     """How many nodes used each class (as a type) and each predicate."""
     used: Counter = Counter()
-    for (kinds, predicates), count in index.kinds.items():
-        for term in kinds:
+    for (types, predicates), count in kinds.items():
+        for term in types:
             used[term] += count
         for term in predicates:
             used[term] += count
@@ -196,22 +177,90 @@ def _terms_used(index) -> Counter:
     return Counter({k: v for k, v in used.items() if v > 0})
 
 
-def _lint_file(path: str, input_format, engine, codes, severities) -> list[tuple]:
+def lint_input(source: Input, settings: Settings = DEFAULTS) -> Iterator[InputResult]:
+    """One input's results: one for a file, one per completed trace group for an explain stream."""
+    if settings.engine == "fast" and source.events is not None:
+        yield from _lint_stream(source, settings)
+        return
+    # The graph holds millions of objects and no cycles: the collector's full passes over it
+    # would only cost time, from the parse to the last finding.
+    with tg.collector_paused():
+        result = check_graph(source.graph(), settings)
+    yield result
+
+
+def _lint_stream(source: Input, settings: Settings) -> Iterator[InputResult]:
+    """An explain stream, linted trace by trace as each one completes."""
+    linter = StreamLinter(source.name)
+    with source.reading():
+        for line, quads in source.events():
+            for graph in linter.feed(line, quads):
+                yield check_graph(graph, settings)
+    for graph in linter.finish():
+        yield check_graph(graph, settings)
+    yield InputResult(source.name, extra={"peak_triples_held": linter.peak})
+
+
+def _order(finding: Finding):
+    return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
+
+
+def _lint_file(path: str, settings: Settings) -> list[InputResult]:
     """Lint one file in a worker process."""
-    return [(item.name, lint_input(item, engine, codes, severities)) for item in load(path, input_format)]
+    return [result for item in load(path, settings.input_format, settings.max_stdin, settings.stdin_timeout)
+            for result in lint_input(item, settings)]
 
 
-def lint(
-    *sources,
-    engine: str = "fast",
-    select: Sequence[str] | None = None,
-    ignore: Sequence[str] | None = None,
-    severities: dict[str, Severity] | None = None,
-    fail_on: Severity | str | None = Severity.ERROR,
-    input_format: str | None = None,
-    jobs: int = 1,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> Report:
+def iter_results(*sources, settings: Settings = DEFAULTS,
+                 progress: Callable[[str, int, int], None] | None = None) -> Iterator[InputResult]:
+    """Each input's results, as they complete."""
+    if settings.engine not in ENGINES:
+        raise ValueError(f"unknown engine {settings.engine!r} (choose {' or '.join(ENGINES)})")
+    files = [p for s in sources if isinstance(s, (str, os.PathLike)) and str(s) != "-"
+             for p in expand_paths([str(s)])]
+    if settings.jobs > 1 and len(files) > 1:
+        others = [s for s in sources if not (isinstance(s, (str, os.PathLike)) and str(s) != "-")]
+        sizes = {f: os.path.getsize(f) for f in files}
+        with ProcessPoolExecutor(max_workers=min(settings.jobs, len(files))) as pool:
+            futures = [pool.submit(_lint_file, f, settings) for f in files]
+            for path, future in zip(files, futures):
+                yield from future.result()
+                if progress is not None:
+                    progress(path, sizes[path], sizes[path])
+        sources = others
+    for source in sources:
+        for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout):
+            if progress is not None:
+                item.progress = lambda done, item=item: progress(item.name, done, item.size)
+            yield from lint_input(item, settings)
+
+
+def settings_of(settings: Settings | None = None, *, select: Sequence[str] | None = None,
+                ignore: Sequence[str] | None = None, severities: dict | None = None, fail_on=None,
+                engine: str | None = None, input_format: str | None = None, jobs: int | None = None,
+                allow_empty: bool | None = None, target_version: str | None = None) -> Settings:
+    """``settings`` (default: the defaults) with the keyword options the Python API takes."""
+    return (settings or DEFAULTS).merge(select=select, ignore=ignore, severity=severities, fail_on=fail_on,
+                                        engine=engine, input_format=input_format, jobs=jobs,
+                                        allow_empty=allow_empty, target_version=target_version)
+
+
+def iter_findings(*sources, settings: Settings | None = None, **options) -> Iterator[Finding]:
+    """Findings as each input (each trace of an explain stream) completes, in input order.
+
+    ``options`` are those of :func:`lint` (select, ignore, severities, engine, input_format).
+    """
+    settings = settings_of(settings, **options)
+    for result in iter_results(*sources, settings=settings):
+        yield from sorted(result.findings, key=_order)
+
+
+class NoTrace(InputError):
+    """A run whose inputs hold no TrustGraph trace: a gate must not pass it."""
+
+
+def lint(*sources, settings: Settings | None = None,
+         progress: Callable[[str, int, int], None] | None = None, **options) -> Report:
     """Lint traces.
 
     Each source is a path (file or directory), "-" for standard input, a file
@@ -219,46 +268,45 @@ def lint(
     events, or a list of TrustGraph ``Triple`` objects. Each input is linted on
     its own: a link to an entity in another file is reported as dangling.
 
-    ``jobs`` > 1 lints files in that many worker processes. ``progress`` is
-    called as progress(name, bytes_done, bytes_total) while files are read.
+    ``settings`` (a :class:`tgtrace.settings.Settings`) or the keyword options
+    select, ignore, severities, fail_on, engine, input_format, jobs and
+    allow_empty say what is checked. ``progress`` is called as
+    progress(name, bytes_done, bytes_total) while files are read.
+
+    Raises :class:`tgtrace.loaders.InputError` for unreadable input, and
+    :class:`NoTrace` when no input holds a trace (unless allow_empty).
     """
-    if isinstance(fail_on, str):
-        fail_on = None if fail_on == "never" else Severity.parse(fail_on)
-    codes = select_rules(select, ignore)
-    report = Report(fail_on=fail_on)
+    settings = settings_of(settings, **options)
+    report = Report(fail_on=settings.fail_on, min_coverage=settings.min_coverage)
     used: Counter = Counter()
     type_sets: Counter = Counter()
-
-    def collect(name: str, result: tuple) -> None:
-        findings, found, count, terms, sets = result
-        report.findings.extend(findings)
-        report.traces.update(found)
-        report.files.append(name)
-        report.triples += count
-        used.update(terms)
-        type_sets.update(sets)
-
-    files = [p for s in sources if isinstance(s, (str, os.PathLike)) and str(s) != "-"
-             for p in expand_paths([str(s)])]
-    if jobs > 1 and len(files) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        others = [s for s in sources if not (isinstance(s, (str, os.PathLike)) and str(s) != "-")]
-        sizes = {f: os.path.getsize(f) for f in files}
-        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-            futures = [pool.submit(_lint_file, f, input_format, engine, codes, severities) for f in files]
-            for path, future in zip(files, futures):
-                for name, result in future.result():
-                    collect(name, result)
-                if progress is not None:
-                    progress(path, sizes[path], sizes[path])
-        sources = others
-    for source in sources:
-        for item in load(source, input_format):
-            if progress is not None:
-                item.progress = lambda done, item=item: progress(item.name, done, item.size)
-            collect(item.name, lint_input(item, engine, codes, severities))
+    seen_files: dict = {}
+    for result in iter_results(*sources, settings=settings, progress=progress):
+        report.findings.extend(result.findings)
+        report.traces.update(result.traces)
+        report.trace_models.update(result.trace_models)
+        seen_files.setdefault(result.name, None)
+        report.triples += result.triples
+        used.update(result.terms)
+        type_sets.update(result.type_sets)
+    report.files = list(seen_files)
     report.findings.sort(key=_order)
     report.terms_used = dict(used)
     report.type_sets = dict(type_sets)
+    if not settings.allow_empty and not report.traces and not _holds_trace(used):
+        names = ", ".join(report.files[:3]) + (", ..." if len(report.files) > 3 else "")
+        raise NoTrace(names or "<input>", None, "holds no TrustGraph trace (no node has a class of the "
+                      "ontology); --allow-empty accepts a run without one")
+    if settings.baseline:
+        known = load_baseline(settings.baseline)
+        report.stale = known.stale(report)
+        report.findings, accepted = known.split(report)
+        report.baselined = len(accepted)
+    if settings.needs_coverage:
+        report.coverage = coverage(report)
     return report
+
+
+def _holds_trace(used: Counter) -> bool:
+    classes = ontology_terms().classes
+    return any(term in classes for term in used)

@@ -1,16 +1,37 @@
-"""The tg-trace command."""
+"""The tg-trace command: wiring only. Settings are resolved by ``config``, the run is
+``api.lint``, the report is written by ``formats``; here flags become settings and
+errors become exit statuses."""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
+import traceback
+from dataclasses import replace
 
 import click
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
+from . import api, config, selfcheck
+from .baseline import Baseline, BaselineError
+from .explain import explain_rule, list_rules
+from .files import OutputError, refuse_inputs, write_atomic
+from .formats import FORMATS, default_format, emit
+from .formats.common import plural
+from .loaders import INPUT_FORMATS, InputError, expand_paths
+from .model import Report
+from .rules import UnknownRule, get_rule
+from .settings import ENGINES, Output, SettingsError
+from .shapes import ShapesError
 
 # click: the de facto Python CLI library; its help text also feeds the docs site's CLI reference.
 
-FORMAT_CHOICES = ["text", "json", "sarif", "junit", "github", "markdown"]
+ISSUES = "https://github.com/trustgraph-ai/trustgraph-ontology/issues"
+# Problems with the command or its input: one line, exit 2. Anything else is a bug: exit 3.
+USAGE_ERRORS = (InputError, SettingsError, ShapesError, BaselineError, OutputError, UnknownRule)
 
 
 class UsageProblem(click.ClickException):
@@ -28,20 +49,14 @@ class ProgressBar:
     DELAY = 1.0
 
     def __init__(self) -> None:
-        import time
-
-        self._clock = time.monotonic
-        self._started = self._clock()
+        self._started = time.monotonic()
         self._progress = None
         self._tasks: dict = {}
 
     def update(self, name: str, done: int, total: int) -> None:
         if self._progress is None:
-            if self._clock() - self._started < self.DELAY:
+            if time.monotonic() - self._started < self.DELAY:
                 return
-            from rich.console import Console
-            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
-
             self._progress = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
                                       TimeRemainingColumn(), console=Console(stderr=True), transient=True)
             self._progress.start()
@@ -56,31 +71,77 @@ class ProgressBar:
 
 
 def _split(values) -> list[str]:
-    return [part for value in values or () for part in value.split(",") if part.strip()]
+    return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The exit contract, enforced once for every command: 2 and one line for a usage or
+    input problem, 3 and one line for anything unexpected (the traceback with --debug)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except USAGE_ERRORS as exc:
+            shown = f"shapes: {exc}" if isinstance(exc, ShapesError) else str(exc)
+            raise UsageProblem(shown) from None
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a bug: never let it pass for findings (exit 1)
+            if ctx.obj and ctx.obj.get("debug"):
+                traceback.print_exc()
+            first = (str(exc).splitlines() or [""])[0]
+            click.echo(f"tg-trace: internal error: {type(exc).__name__}: {first} (please report it at {ISSUES}; "
+                       "--debug shows the traceback)", err=True)
+            sys.exit(3)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trustgraph-ontology", prog_name="tg-trace")
-def main() -> None:
-    """Lint TrustGraph explainability traces against the TrustGraph ontology and shapes."""
+@click.option("--debug", is_flag=True, help="Show the traceback of an internal error (exit 3).")
+@click.pass_context
+def main(ctx, debug) -> None:
+    """Lint TrustGraph explainability traces against the TrustGraph ontology and shapes.
+
+    Exit status: 0 clean, 1 findings, 2 a usage problem or unreadable input (one line),
+    3 an internal error.
+    """
+    ctx.obj = {"debug": debug}
+
+
+def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Output:
+    fmt = fmt or default_format()
+    if statistics and not FORMATS[fmt].statistics:
+        raise UsageProblem(f"--statistics prints text, json or github, not {fmt}")
+    if color is None:
+        color = sys.stdout.isatty() and not output_file and not os.environ.get("NO_COLOR")
+    if no_summary:
+        summary = None
+    else:
+        summary = summary_file or os.environ.get("GITHUB_STEP_SUMMARY") or None
+    return Output(format=fmt, color=bool(color) and fmt == "text", file=output_file, statistics=statistics,
+                  summary=summary)
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default=None,
-              help="Output format. Default: text (github when GITHUB_ACTIONS=true).")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
+              help="Output format: " + "; ".join(f"{f.name}, {f.help}" for f in FORMATS.values()) + ".")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
               help="Exit 1 when a finding at or above this severity is found. Default: error.")
 @click.option("--select", multiple=True, metavar="CODES",
               help="Only these rules: codes, code prefixes (C0) or families (chain), comma-separated.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (same forms as --select).")
-@click.option("--engine", type=click.Choice(["fast", "shacl"]), default=None,
+@click.option("--engine", type=click.Choice(ENGINES), default=None,
               help="fast (default): the compiled rules; shacl: pySHACL on the shapes, the reference.")
-@click.option("--input-format", type=click.Choice(["wire", "jsonl", "nquads", "ntriples", "turtle", "trig", "jsonld", "rdfxml"]),
-              default=None, help="Input format for every input. Default: from each file's extension and content.")
-@click.option("--color/--no-color", default=None, help="Colour the text format. Default: when writing to a terminal.")
+@click.option("--target-version", default=None, metavar="X.Y",
+              help="The oldest TrustGraph release whose traces are accepted: findings that a trace's age explains "
+              "are info on traces of that release or later, errors on older ones. Default: every release.")
+@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default=None,
+              help="Input format for every input. Default: from each file's extension and content.")
+@click.option("--color/--no-color", default=None,
+              help="Colour the text format. Default: when writing to a terminal and NO_COLOR is unset.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
-              help="Write the report to this file instead of standard output.")
+              help="Write the report to this file (atomically) instead of standard output.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Configuration file (tg-trace.toml or a pyproject.toml with [tool.tg-trace]). "
               "Default: the nearest one from the working directory up.")
@@ -90,166 +151,97 @@ def main() -> None:
 @click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
               help="Record every finding of this run in this file and exit 0.")
 @click.option("--statistics", is_flag=True,
-              help="Print findings per rule and the ontology coverage instead of the findings (text or json).")
+              help="Print findings per rule and the ontology coverage instead of the findings "
+              "(text or json; after the annotations with github).")
 @click.option("--min-coverage", type=click.FloatRange(0, 100), default=None, metavar="PERCENT",
               help="Exit 1 when the traces exercise less than this share of the ontology's classes and predicates.")
-@click.option("--summary", "summary_file", type=click.Path(dir_okay=False), default=None,
-              help="Append a Markdown summary to this file. Default: $GITHUB_STEP_SUMMARY when set.")
-@click.option("-j", "--jobs", type=click.IntRange(1), default=1, show_default=True,
+@click.option("--summary", "summary_file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="Append a Markdown summary to this file (- for standard output). "
+              "Default: $GITHUB_STEP_SUMMARY when set.")
+@click.option("--no-summary", is_flag=True, help="Write no Markdown summary, not even to $GITHUB_STEP_SUMMARY.")
+@click.option("--allow-empty", is_flag=True,
+              help="Pass a run whose inputs hold no trace (by default that is an input error, exit 2).")
+@click.option("--max-stdin-size", "max_stdin", type=click.IntRange(1), default=None, metavar="BYTES",
+              help="Refuse standard input longer than this (default: 1073741824, 1 GiB).")
+@click.option("--stdin-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Give up on standard input that sends nothing for this long (default: 120).")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None, show_default="1",
               help="Lint this many files at once, in separate processes.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on standard error for long inputs. Default: when it is a terminal.")
-def lint(paths, fmt, fail_on, select, ignore, engine, input_format, color, output_file, config_file, no_config,
-         baseline, write_baseline, statistics, min_coverage, summary_file, jobs, progress) -> None:
+def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, config_file, no_config,
+         progress, **flags) -> None:
     """Lint trace files (N-Quads, N-Triples, Turtle, TriG, JSON-LD, TrustGraph wire JSON or JSONL
     explain streams). PATHS may be files, directories or - for standard input.
 
     Exit status: 0 when nothing at or above --fail-on was found, 1 when something was,
-    2 for a usage problem or unreadable input.
+    2 for a usage problem or unreadable input, 3 for an internal error.
     """
-    from . import config as configuration
-    from .api import lint as run_lint
-    from .baseline import Baseline, BaselineError
-    from .baseline import load as load_baseline
-    from .formats import render
-    from .loaders import InputError
-    from .rules import UnknownRule
-
-    if fmt is None:
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and "github" in FORMAT_CHOICES else "text"
-    if statistics and fmt not in ("text", "json"):
-        raise UsageProblem(f"--statistics prints text or json, not {fmt}")
-    # Flags win over the configuration file, key by key.
-    try:
-        if no_config:
-            settings = configuration.Config()
-        elif config_file:
-            settings = configuration.load(config_file)
-        else:
-            settings = configuration.discover()
-        settings = settings.merge(
-            select=_split(select) or None,
-            ignore=_split(ignore) or None,
-            fail_on=fail_on,
-            engine=engine,
-            baseline=baseline,
-            min_coverage=min_coverage,
-        )
-    except configuration.ConfigError as exc:
-        raise UsageProblem(str(exc)) from None
+    flags["select"] = _split(flags["select"]) or None
+    flags["ignore"] = _split(flags["ignore"]) or None
+    flags["allow_empty"] = flags["allow_empty"] or None
+    output = _output(fmt, color, output_file, statistics, summary_file, no_summary)
+    settings = config.resolve(config_file, no_config, output=output, **flags)
+    refuse_inputs({"-o": output.file, "--summary": output.summary, "--write-baseline": settings.write_baseline},
+                  expand_paths([p for p in paths if p != "-"]))
+    if settings.write_baseline:
+        settings = replace(settings, baseline=None)
     bar = ProgressBar() if (sys.stderr.isatty() if progress is None else progress) else None
     try:
-        report = run_lint(
-            *paths,
-            engine=settings.engine or "fast",
-            select=list(settings.select) if settings.select else None,
-            ignore=list(settings.ignore) if settings.ignore else None,
-            severities=settings.severity or None,
-            fail_on=settings.fail_on or "never",
-            input_format=input_format,
-            jobs=jobs,
-            progress=bar.update if bar else None,
-        )
-    except InputError as exc:
-        raise UsageProblem(str(exc)) from None
-    except UnknownRule as exc:
-        raise UsageProblem(str(exc)) from None
+        report = api.lint(*paths, settings=settings, progress=bar.update if bar else None)
     finally:
         if bar:
             bar.close()
-    report = settings.apply(report)
 
-    if write_baseline:
-        Baseline.from_report(report).write(write_baseline)
-        click.echo(f"tg-trace: recorded {len(report.findings)} findings in {write_baseline}", err=True)
+    if settings.write_baseline:
+        write_atomic(settings.write_baseline, Baseline.from_report(report).to_json())
+        click.echo(f"tg-trace: recorded {plural(len(report.findings), 'finding')} in {settings.write_baseline}",
+                   err=True)
         sys.exit(0)
-    accepted = 0
-    if settings.baseline:
-        try:
-            known = load_baseline(settings.baseline)
-        except BaselineError as exc:
-            raise UsageProblem(str(exc)) from None
-        stale = known.stale(report)
-        report, accepted = known.apply(report)
-        if accepted or stale:
-            click.echo(f"tg-trace: {accepted} known findings accepted by the baseline {settings.baseline}"
-                       + (f"; {stale} recorded findings no longer occur" if stale else ""), err=True)
-
-    cover = None
-    summary_file = summary_file or os.environ.get("GITHUB_STEP_SUMMARY") or None
-    if statistics or settings.min_coverage is not None or summary_file:
-        from .coverage import coverage
-
-        cover = coverage(report)
-
-    if statistics:
-        from .coverage import statistics as per_rule
-        from .formats import statistics as stats_format
-
-        renderer = stats_format.render_json if fmt == "json" else stats_format.render_text
-        text = renderer(report, per_rule(report), cover)
-    elif fmt == "text":
-        use_color = (sys.stdout.isatty() and not output_file) if color is None else color
-        text = render(report, "text", color=bool(use_color))
-    else:
-        text = render(report, fmt)
-    if output_file:
-        with open(output_file, "w", encoding="utf-8") as handle:
-            handle.write(text if text.endswith("\n") else text + "\n")
-    elif fmt == "text" and not statistics and use_color:
-        from rich.console import Console
-
-        Console(highlight=False, soft_wrap=True, force_terminal=True).print(text)
-    elif text:
-        click.echo(text, nl=not text.endswith("\n"))
-
-    if summary_file:
-        from .formats import summary as markdown
-
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(markdown.render(report, coverage=cover, baselined=accepted) + "\n")
-
-    failed = not report.conforms
-    if settings.min_coverage is not None and cover is not None and cover.percent < settings.min_coverage:
-        click.echo(f"tg-trace: ontology coverage {cover.percent:.1f}% is below the minimum of "
+    if report.baselined or report.stale:
+        click.echo(f"tg-trace: {plural(report.baselined, 'known finding')} accepted by the baseline "
+                   f"{settings.baseline}" + (f"; {plural(report.stale, 'recorded finding')} no longer "
+                                             f"{'occurs' if report.stale == 1 else 'occur'}" if report.stale else ""),
+                   err=True)
+    emit(report, settings.output)
+    if not report.covered:
+        click.echo(f"tg-trace: ontology coverage {report.coverage.percent:.1f}% is below the minimum of "
                    f"{settings.min_coverage:g}%", err=True)
-        failed = True
-    sys.exit(1 if failed else 0)
+    sys.exit(0 if report.passed else 1)
 
 
 @main.command()
-def check() -> None:
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
+              help="Output format, as for lint. Default: text (github when GITHUB_ACTIONS=true).")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
+              help="Write the report to this file (atomically) instead of standard output.")
+@click.option("--no-reasoner", is_flag=True, help="Skip HermiT (which needs Java).")
+def check(fmt, output_file, no_reasoner) -> None:
     """Self-check the installed ontology and shapes: they parse, the ontology is consistent
-    (HermiT), every term the shapes use is declared, every term is labelled and defined."""
-    from .selfcheck import run_checks
-
-    problems = run_checks()
-    for problem in problems:
-        click.echo(problem)
-    if problems:
-        click.echo(f"{len(problems)} problem{'s' * (len(problems) != 1)} found.", err=True)
-        sys.exit(1)
-    click.echo("ontology and shapes: all checks passed.")
+    (HermiT), every term the shapes use is declared, every term is labelled and defined.
+    Each problem is a finding with a code (K001...), in any output format; exit 1 on an error."""
+    found = selfcheck.findings(selfcheck.problems(reasoner=not no_reasoner))
+    report = Report(findings=found, files=[str(selfcheck.ontology_path()), *map(str, selfcheck.shapes_paths())],
+                    about="ontology and shapes")
+    emit(report, Output(format=fmt or default_format(), color=sys.stdout.isatty() and not output_file
+                        and not os.environ.get("NO_COLOR"), file=output_file))
+    sys.exit(0 if report.conforms else 1)
 
 
 @main.command()
 @click.argument("code")
 def rule(code) -> None:
     """Explain one rule: what it checks, why it matters, how to fix it."""
-    from .explain import explain_rule
-    from .rules import UnknownRule, get_rule
-
-    try:
-        click.echo(explain_rule(get_rule(code)))
-    except UnknownRule as exc:
-        raise UsageProblem(str(exc)) from None
+    text = explain_rule(get_rule(code))
+    if sys.stdout.isatty():
+        Console().print(Markdown(text))
+    else:
+        click.echo(text)
 
 
 @main.command()
 def rules() -> None:
     """List every rule with its code, family, severity and summary."""
-    from .explain import list_rules
-
     click.echo(list_rules())
 
 

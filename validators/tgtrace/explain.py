@@ -61,6 +61,8 @@ def explain_rule(rule: Rule) -> str:
         ("Predicate", curie(rule.path) if rule.path else ""),
         ("Defined by", curie(rule.shape)),
         ("Message", rule.message),
+        ("Since", f"TrustGraph {rule.since}: on traces of older releases its findings are info "
+                  "(errors below --target-version)" if rule.since else ""),
     ]
     lines += [f"- **{label}:** {value}" for label, value in facts if value]
     sections = [

@@ -40,10 +40,6 @@ class Finding:
     path: str | None = None
     value: str | None = None
 
-    def key(self) -> tuple[str, str]:
-        """The identity engines are compared on."""
-        return (self.rule, self.focus)
-
     def to_dict(self) -> dict:
         data = asdict(self)
         data["severity"] = str(self.severity)
@@ -62,12 +58,22 @@ class Report:
     # Root Question IRI of every trace seen, with the file it came from.
     traces: dict[str, str | None] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    # Root Question IRI -> the TrustGraph releases whose trace model it follows ("2.6.9 and later").
+    trace_models: dict[str, str] = field(default_factory=dict)
     triples: int = 0
     # How many nodes of the input used each class (as a type) and each predicate.
     terms_used: dict[str, int] = field(default_factory=dict)
     # How many nodes carried each exact set of asserted classes (IRIs sorted, joined by " ").
     type_sets: dict[str, int] | None = None
     fail_on: Severity | None = Severity.ERROR
+    # What a report that is not about traces checked ("ontology and shapes" for tg-trace check).
+    about: str | None = None
+    # Findings a baseline accepted (dropped from ``findings``), and recorded ones no longer seen.
+    baselined: int = 0
+    stale: int = 0
+    # The ontology coverage (a tgtrace.coverage.Coverage) when the run asked for it.
+    coverage: object | None = None
+    min_coverage: float | None = None
 
     def __iter__(self) -> Iterator[Finding]:
         return iter(self.findings)
@@ -81,6 +87,16 @@ class Report:
         if self.fail_on is None:
             return True
         return not any(f.severity >= self.fail_on for f in self.findings)
+
+    @property
+    def covered(self) -> bool:
+        """False when the run asked for a minimum ontology coverage the traces fall short of."""
+        return self.min_coverage is None or self.coverage is None or self.coverage.percent >= self.min_coverage
+
+    @property
+    def passed(self) -> bool:
+        """The gate's verdict: conforms and covers enough of the ontology."""
+        return self.conforms and self.covered
 
     def counts(self) -> Counter:
         return Counter(str(f.severity) for f in self.findings)
@@ -96,9 +112,5 @@ class Report:
             "warning": counts.get("warning", 0),
             "info": counts.get("info", 0),
             "conforms": self.conforms,
+            "trace_models": dict(sorted(Counter(self.trace_models.values()).items())),
         }
-
-    def __str__(self) -> str:
-        from .formats.text import render
-
-        return render(self, color=False)

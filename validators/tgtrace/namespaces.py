@@ -9,7 +9,6 @@ OWL = "http://www.w3.org/2002/07/owl#"
 SH = "http://www.w3.org/ns/shacl#"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 DCTERMS = "http://purl.org/dc/terms/"
-DC = "http://purl.org/dc/elements/1.1/"
 # Shape IRIs, and the vocabulary that annotates shapes with rule metadata. Kept
 # outside TG's namespace so they can never be mistaken for trace vocabulary.
 TGSH = "https://trustgraph.ai/shapes#"
@@ -17,7 +16,3 @@ TGL = "https://trustgraph.ai/lint#"
 
 RDF_TYPE = RDF + "type"
 XSD_STRING = XSD + "string"
-PROV_WAS_DERIVED_FROM = PROV + "wasDerivedFrom"
-
-GRAPH_RETRIEVAL = "urn:graph:retrieval"
-GRAPH_SOURCE = "urn:graph:source"

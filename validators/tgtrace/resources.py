@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
+
+import rdflib
 
 _PACKAGED = Path(__file__).parent / "data"
 _SOURCE_TREE = Path(__file__).resolve().parents[2]
@@ -25,14 +28,21 @@ def ontology_path() -> Path:
     return _root("ontology") / "trustgraph.ttl"
 
 
+# A folder of shapes to use instead of the packaged ones (a contributor trying a new rule).
+SHAPES_ENV = "TG_TRACE_SHAPES"
+
+
+def shapes_dir() -> Path:
+    override = os.environ.get(SHAPES_ENV)
+    return Path(override) if override else _root("shapes")
+
+
 def shapes_paths() -> list[Path]:
-    return sorted(_root("shapes").glob("*.ttl"))
+    return sorted(shapes_dir().glob("*.ttl"))
 
 
 @cache
 def ontology_graph():
-    import rdflib
-
     graph = rdflib.Graph()
     graph.parse(ontology_path(), format="turtle")
     return graph
@@ -40,8 +50,6 @@ def ontology_graph():
 
 @cache
 def shapes_graph():
-    import rdflib
-
     graph = rdflib.Graph()
     for path in shapes_paths():
         graph.parse(path, format="turtle")

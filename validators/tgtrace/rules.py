@@ -1,18 +1,25 @@
-"""The rule registry, read from the SHACL shapes.
+"""The rule registry: every rule the shapes define, with its documentation.
 
-A rule is a named shape (a property shape or a SPARQL constraint) that carries
-``tgl:code``. Its family, severity, message, documentation and a real-trace
-fault example live on the same node, so the shapes are the only place a rule
-is defined; the linter, the docs site and the tests all read them from here.
+A rule is a named shape carrying ``tgl:code``; its family, severity, message,
+documentation and a real-trace fault recipe live on the same node, so the
+shapes are the only place a rule is defined. The registry is read from the
+shapes by ``tgtrace.shapes`` and is what the linter, the formats, the docs
+site and the tests list and explain.
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
+
+import pyoxigraph as ox
 
 from .model import Severity
-from .namespaces import SH, TGL
+from .namespaces import SH
+from .resources import shapes_graph
+from .shapes import Family, FaultRecipe, ShapesModel
 
 DOCS_BASE = "https://trustgraph-ai.github.io/trustgraph-ontology/"
 SHACL_SEVERITY = {
@@ -20,8 +27,6 @@ SHACL_SEVERITY = {
     SH + "Warning": Severity.WARNING,
     SH + "Info": Severity.INFO,
 }
-FAMILIES = ("mixin", "chain", "termination", "datatype", "structure", "vocabulary")
-
 
 UPDATE_PREFIXES = """PREFIX tg: <https://trustgraph.ai/ns/>
 PREFIX prov: <http://www.w3.org/ns/prov#>
@@ -32,16 +37,12 @@ PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
 
 
 @dataclass(frozen=True)
-class Fault:
+class Fault(FaultRecipe):
     """A real example trace, an update that breaks it, and the node that must be reported.
 
     ``update`` is SPARQL 1.1 Update in which ``$this`` stands for the focus IRI
     and the tg, prov, rdf, rdfs and xsd prefixes are predeclared.
     """
-
-    trace: str  # file name under examples/
-    update: str
-    focus: str
 
     @property
     def sparql(self) -> str:
@@ -49,16 +50,11 @@ class Fault:
 
     def apply(self, examples_dir) -> bytes:
         """The example trace with the fault injected, as N-Quads."""
-        from pathlib import Path
-
-        import pyoxigraph as ox
-
         store = ox.Store()
         store.load(path=str(Path(examples_dir) / self.trace), format=ox.RdfFormat.N_QUADS)
-        before = len(store)
+        before = set(store)
         store.update(self.sparql)
-        changed = len(store) != before or True
-        if not changed:
+        if set(store) == before:
             raise ValueError(f"the fault update on {self.trace} changed nothing")
         return store.dump(format=ox.RdfFormat.N_QUADS)
 
@@ -74,10 +70,20 @@ class Rule:
     rationale: str
     fix: str
     shape: str  # IRI of the shape that defines the rule
-    node_shapes: tuple[str, ...]  # node shapes that use it
+    node_shapes: tuple[str, ...]  # shapes that use it
     targets: tuple[str, ...]  # classes it applies to
     path: str | None  # the predicate a property-shape rule is about
+    components: tuple[str, ...]  # the constraint components it uses
     fault: Fault | None
+    # The first TrustGraph release whose traces meet the rule; older traces get it as info.
+    since: str | None = None
+
+    @property
+    def title(self) -> str:
+        """A one-line title: the first sentence of the description."""
+        text = " ".join((self.description or self.message or self.name).split())
+        end = text.find(". ")
+        return text[:end + 1] if end != -1 else text
 
     @property
     def help_uri(self) -> str:
@@ -85,68 +91,42 @@ class Rule:
 
 
 class UnknownRule(KeyError):
+    def __init__(self, code: str, known=()):
+        super().__init__(code)
+        self.hint = difflib.get_close_matches(code.upper(), sorted(known), n=1)
+
     def __str__(self) -> str:
-        return f"unknown rule code {self.args[0]!r}; 'tg-trace rules' lists them"
+        suggestion = f" (did you mean {self.hint[0]}?)" if self.hint else ""
+        return f"unknown rule code {self.args[0]!r}{suggestion}; 'tg-trace rules' lists them"
 
 
-def _text(graph, node, predicate) -> str:
-    import rdflib
-
-    value = graph.value(node, rdflib.URIRef(predicate))
-    return str(value) if value is not None else ""
+@cache
+def model() -> ShapesModel:
+    """The packaged (or TG_TRACE_SHAPES) shapes, read once."""
+    return ShapesModel(shapes_graph())
 
 
 @cache
 def all_rules() -> dict[str, Rule]:
     """Every rule, by code, in code order."""
-    import rdflib
+    rules = {}
+    for code, r in model().rules.items():
+        fault = Fault(r.fault.trace, r.fault.update, r.fault.focus) if r.fault is not None else None
+        rules[code] = Rule(code=code, name=r.name, family=r.family, severity=SHACL_SEVERITY.get(r.severity, Severity.ERROR),
+                           message=r.message, description=r.description, rationale=r.rationale, fix=r.fix,
+                           shape=r.shape, node_shapes=r.node_shapes, targets=r.targets, path=r.path,
+                           components=r.components, fault=fault, since=r.since)
+    return rules
 
-    from .resources import shapes_graph
 
-    graph = shapes_graph()
-    code_p = rdflib.URIRef(TGL + "code")
-    rules: dict[str, Rule] = {}
-    for shape, code in graph.subject_objects(code_p):
-        code = str(code)
-        if code in rules:
-            raise ValueError(f"rule code {code} is defined twice ({rules[code].shape} and {shape})")
-        owners = set(graph.subjects(rdflib.URIRef(SH + "property"), shape))
-        owners |= set(graph.subjects(rdflib.URIRef(SH + "sparql"), shape))
-        if (shape, rdflib.RDF.type, rdflib.URIRef(SH + "NodeShape")) in graph:
-            owners.add(shape)
-        targets = set()
-        for owner in owners:
-            targets |= set(graph.objects(owner, rdflib.URIRef(SH + "targetClass")))
-        severity = graph.value(shape, rdflib.URIRef(SH + "severity"))
-        fault_node = graph.value(shape, rdflib.URIRef(TGL + "fault"))
-        fault = None
-        if fault_node is not None:
-            fault = Fault(
-                trace=_text(graph, fault_node, TGL + "trace"),
-                update=_text(graph, fault_node, TGL + "update"),
-                focus=_text(graph, fault_node, TGL + "focus"),
-            )
-        path = graph.value(shape, rdflib.URIRef(SH + "path"))
-        rules[code] = Rule(
-            code=code,
-            name=_text(graph, shape, TGL + "name"),
-            family=_text(graph, shape, TGL + "family"),
-            severity=SHACL_SEVERITY.get(str(severity), Severity.ERROR),
-            message=_text(graph, shape, SH + "message"),
-            description=_text(graph, shape, SH + "description"),
-            rationale=_text(graph, shape, TGL + "rationale"),
-            fix=_text(graph, shape, TGL + "fix"),
-            shape=str(shape),
-            node_shapes=tuple(sorted(str(o) for o in owners)),
-            targets=tuple(sorted(str(t) for t in targets)),
-            path=str(path) if isinstance(path, rdflib.URIRef) else None,
-            fault=fault,
-        )
-    return dict(sorted(rules.items()))
+def families() -> dict[str, Family]:
+    """The rule families, by name, in the order the shapes give them."""
+    return model().families
 
 
 def get_rule(code: str) -> Rule:
+    rules = all_rules()
     try:
-        return all_rules()[code.upper()]
+        return rules[code.upper()]
     except KeyError:
-        raise UnknownRule(code) from None
+        raise UnknownRule(code, rules) from None

@@ -1,7 +1,9 @@
 """Checks that the packaged ontology and shapes are sound and agree.
 
-``run_checks()`` returns one human-readable line per problem, an empty list
-when all is well. It checks that the ontology parses, has a complete header,
+``problems()`` returns every :class:`Problem` found, each with a code
+(:data:`CHECKS`), an empty list when all is well; ``run_checks()`` gives
+them as lines, and ``findings()`` as findings that every output format
+prints (``tg-trace check --format ...``). It checks that the ontology parses, has a complete header,
 labels, defines and declares every term it uses, is consistent under HermiT
 (optionally together with PROV-O), that every ``tg:`` term the shapes use is
 declared, and that every ``TG_*`` constant of the TrustGraph emitter, when it
@@ -22,16 +24,18 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG
+import pyoxigraph as ox
+import rdflib
 
-KINDS = {
-    OWL + "Class": "class",
-    OWL + "ObjectProperty": "object property",
-    OWL + "DatatypeProperty": "datatype property",
-    OWL + "AnnotationProperty": "annotation",
-    OWL + "NamedIndividual": "individual",
-    RDFS + "Datatype": "datatype",
-}
+from .engines.fast import Engine
+from .model import Finding, Severity
+from .namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG
+from .resources import ontology_graph, ontology_path, shapes_graph, shapes_paths
+from .shapes import ShapesModel
+from .vocabulary import DECLARATION_KINDS as KINDS
+from .vocabulary import declared_terms as _declared_terms
+from .vocabulary import deprecated_terms as _deprecated_terms
+from .vocabulary import execution_patterns, permitted_reasons, termination_reasons
 
 HEADER = (
     DCTERMS + "title",
@@ -50,6 +54,35 @@ _PREFIXED = re.compile(r"(?<![\w:/#.-])tg:([A-Za-z_][\w-]*)")
 _FULL = re.compile(r"<" + re.escape(TG) + r"([^>\s]*)>")
 
 
+# What each check is called, and how bad a problem of it is.
+CHECKS = {
+    "K001": ("ontology-unreadable", Severity.ERROR),
+    "K002": ("ontology-header", Severity.ERROR),
+    "K003": ("term-declared-twice", Severity.ERROR),
+    "K004": ("term-unlabelled", Severity.ERROR),
+    "K005": ("term-undefined", Severity.ERROR),
+    "K006": ("term-not-defined-by", Severity.ERROR),
+    "K007": ("term-undeclared", Severity.ERROR),
+    "K010": ("shapes-unreadable", Severity.ERROR),
+    "K011": ("shape-term-undeclared", Severity.ERROR),
+    "K012": ("enumeration-disagrees", Severity.ERROR),
+    "K020": ("emitter-term-undeclared", Severity.ERROR),
+    "K030": ("reasoner-unavailable", Severity.WARNING),
+    "K031": ("ontology-inconsistent", Severity.ERROR),
+    "K032": ("class-unsatisfiable", Severity.ERROR),
+    "K033": ("reasoner-failed", Severity.ERROR),
+}
+FAMILY = "selfcheck"
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str
+    text: str  # "FILE: what is wrong", as a person reads it
+    term: str | None = None  # the IRI it is about, when it is about one
+    shapes: bool = False  # found in the shapes rather than the ontology
+
+
 def short(iri: str) -> str:
     """``tg:Foo`` for a term of the namespace, the IRI in brackets otherwise."""
     return "tg:" + iri[len(TG):] if iri.startswith(TG) and iri != TG else f"<{iri}>"
@@ -57,11 +90,7 @@ def short(iri: str) -> str:
 
 def _graph(source, packaged=None):
     """An rdflib graph from a graph, Turtle path(s) or (None) the packaged file(s)."""
-    import rdflib
-
     if source is None:
-        from .resources import ontology_graph
-
         return (packaged or ontology_graph)()
     if isinstance(source, rdflib.Graph):
         return source
@@ -72,34 +101,13 @@ def _graph(source, packaged=None):
 
 
 def declared_terms(ontology=None) -> dict[str, str]:
-    """Every ``tg:`` term the ontology declares, mapped to its kind.
-
-    Kinds: class, object property, datatype property, annotation, individual,
-    datatype. ``ontology`` is an rdflib graph, a Turtle path, or None for the
-    packaged ontology.
-    """
-    import rdflib
-
-    graph = _graph(ontology)
-    terms: dict[str, str] = {}
-    for kind_iri, kind in KINDS.items():
-        for term in graph.subjects(rdflib.RDF.type, rdflib.URIRef(kind_iri)):
-            if isinstance(term, rdflib.URIRef) and str(term).startswith(TG) and str(term) != TG:
-                terms.setdefault(str(term), kind)
-    return dict(sorted(terms.items()))
+    """Every ``tg:`` term the ontology (a graph, a Turtle path, or None: the packaged one) declares."""
+    return _declared_terms(_graph(ontology))
 
 
 def deprecated_terms(ontology=None) -> frozenset[str]:
     """The ``tg:`` terms marked ``owl:deprecated true``."""
-    import rdflib
-
-    graph = _graph(ontology)
-    deprecated = rdflib.URIRef(OWL + "deprecated")
-    return frozenset(
-        str(term)
-        for term, flag in graph.subject_objects(deprecated)
-        if str(term).startswith(TG) and flag.toPython() is True
-    )
+    return _deprecated_terms(_graph(ontology))
 
 
 # --- Reasoning -----------------------------------------------------------------
@@ -122,8 +130,6 @@ def owl_ntriples(source) -> bytes:
     statement holding an RDF 1.2 triple term (tg:edge, tg:contains values):
     neither OWL 2 nor owlready2 can represent one.
     """
-    import pyoxigraph as ox
-
     if isinstance(source, (str, Path)):
         path = Path(source)
         fmt = ox.RdfFormat.from_extension(path.suffix.lstrip(".")) or ox.RdfFormat.TURTLE
@@ -161,7 +167,7 @@ def hermit(*sources) -> Reasoning:
     Each source is anything :func:`owl_ntriples` accepts, or N-Triples bytes.
     Raises :class:`ReasonerUnavailable` when no Java runtime is found.
     """
-    import owlready2
+    import owlready2  # loaded when HermiT runs: it is slow to import, and most runs never reason
 
     if shutil.which(owlready2.JAVA_EXE) is None:
         raise ReasonerUnavailable(
@@ -194,8 +200,6 @@ def hermit(*sources) -> Reasoning:
 
 def _owner(graph, node, depth: int = 8) -> str:
     """The nearest named node above ``node`` (a shape, through property/list nodes)."""
-    import rdflib
-
     seen = {node}
     frontier = [node]
     for _ in range(depth):
@@ -212,8 +216,6 @@ def _owner(graph, node, depth: int = 8) -> str:
 
 def _list_owner(graph, cell):
     """(node, predicate) holding the RDF list that ``cell`` belongs to."""
-    import rdflib
-
     seen = set()
     while cell not in seen:
         seen.add(cell)
@@ -228,8 +230,6 @@ def _list_owner(graph, cell):
 
 def shape_terms(shapes) -> dict[str, str]:
     """Every ``tg:`` term the shapes graph uses, mapped to one place it is used."""
-    import rdflib
-
     used: dict[str, str] = {}
     for s, p, o in shapes:
         if p == rdflib.RDF.first:
@@ -263,16 +263,14 @@ def emitter_constants() -> dict[str, str] | None:
     }
 
 
-def _ontology_problems(graph, label: str) -> list[str]:
-    import rdflib
-
+def _ontology_problems(graph, label: str) -> list[Problem]:
     problems = []
     onto = rdflib.URIRef(TG)
     if (onto, rdflib.RDF.type, rdflib.URIRef(OWL + "Ontology")) not in graph:
-        problems.append(f"{label}: no owl:Ontology with the IRI <{TG}>")
+        problems.append(Problem("K002", f"{label}: no owl:Ontology with the IRI <{TG}>"))
     for predicate in HEADER:
         if graph.value(onto, rdflib.URIRef(predicate)) is None:
-            problems.append(f"{label}: the header lacks {graph.namespace_manager.normalizeUri(rdflib.URIRef(predicate))}")
+            problems.append(Problem("K002", f"{label}: the header lacks {graph.namespace_manager.normalizeUri(rdflib.URIRef(predicate))}"))
 
     declared = declared_terms(graph)
     kinds: dict[str, set[str]] = {}
@@ -282,7 +280,7 @@ def _ontology_problems(graph, label: str) -> list[str]:
                 kinds.setdefault(str(term), set()).add(kind)
     for term, found in sorted(kinds.items()):
         if len(found) > 1:
-            problems.append(f"{label}: {short(term)} is declared as {' and '.join(sorted(found))}")
+            problems.append(Problem("K003", f"{label}: {short(term)} is declared as {' and '.join(sorted(found))}", term))
 
     label_p, definition_p, defined_by_p = (
         rdflib.URIRef(RDFS + "label"),
@@ -292,11 +290,11 @@ def _ontology_problems(graph, label: str) -> list[str]:
     for term in declared:
         node = rdflib.URIRef(term)
         if graph.value(node, label_p) is None:
-            problems.append(f"{label}: {short(term)} has no rdfs:label")
+            problems.append(Problem("K004", f"{label}: {short(term)} has no rdfs:label", term))
         if graph.value(node, definition_p) is None:
-            problems.append(f"{label}: {short(term)} has no skos:definition")
+            problems.append(Problem("K005", f"{label}: {short(term)} has no skos:definition", term))
         if (node, defined_by_p, onto) not in graph:
-            problems.append(f"{label}: {short(term)} is not rdfs:isDefinedBy <{TG}>")
+            problems.append(Problem("K006", f"{label}: {short(term)} is not rdfs:isDefinedBy <{TG}>", term))
 
     used = {
         str(node)
@@ -306,24 +304,16 @@ def _ontology_problems(graph, label: str) -> list[str]:
     }
     used -= {TG} | {str(v) for v in graph.objects(onto, rdflib.URIRef(OWL + "versionIRI"))}
     for term in sorted(used - set(declared)):
-        problems.append(f"{label}: {short(term)} is used but not declared")
+        problems.append(Problem("K007", f"{label}: {short(term)} is used but not declared", term))
     return problems
 
 
 def _shapes_graph(shapes):
-    from .resources import shapes_graph
-
     return _graph(shapes, packaged=shapes_graph)
 
 
-def enumeration_problems(ontology, shapes, label: str) -> list[str]:
+def enumeration_problems(ontology, shapes, label: str) -> list[Problem]:
     """The shapes' value lists agree with the enumerations the ontology records as data."""
-    import re
-
-    import rdflib
-
-    from .enumerations import execution_patterns, permitted_reasons, termination_reasons
-
     sh = rdflib.Namespace("http://www.w3.org/ns/shacl#")
     tgsh = rdflib.Namespace("https://trustgraph.ai/shapes#")
     problems = []
@@ -339,32 +329,38 @@ def enumeration_problems(ontology, shapes, label: str) -> list[str]:
         if (shape, None, None) not in shapes:
             continue  # a shapes graph without this rule has nothing to agree on
         if listed(shape) != set(expected):
-            problems.append(f"shapes: {short(str(shape))} lists {sorted(listed(shape))}, but {label}'s "
-                            f"{what} values are {sorted(expected)}")
-    if (tgsh["termination-pattern"], None, None) not in shapes:
+            problems.append(Problem("K012", f"shapes: {short(str(shape))} lists {sorted(listed(shape))}, but {label}'s "
+                                    f"{what} values are {sorted(expected)}", str(shape), shapes=True))
+    # The pairs the permitted-termination component's SPARQL hard-codes (the native
+    # implementation reads the ontology) must be the ontology's.
+    component = rdflib.URIRef("https://trustgraph.ai/lint#PermittedTerminationConstraintComponent")
+    validator = shapes.value(component, sh.validator)
+    if validator is None:
         return problems
-    select = str(shapes.value(tgsh["termination-pattern"], sh.select) or "")
-    pairs = set(re.findall(r'"([a-z-]+) ([a-z-]+)"', select))
+    query = str(shapes.value(validator, sh.ask) or shapes.value(validator, sh.select) or "")
+    pairs = set(re.findall(r'"([a-z-]+) ([a-z-]+)"', query))
     expected_pairs = {(p, r) for p, reasons in permitted_reasons(ontology).items() for r in reasons}
     if pairs != expected_pairs:
-        problems.append(f"shapes: {short(str(tgsh['termination-pattern']))} allows {sorted(pairs)}, but {label}'s "
-                        f"tg:permitsTerminationReason gives {sorted(expected_pairs)}")
+        problems.append(Problem("K012", f"shapes: {short(str(component))} allows {sorted(pairs)}, but {label}'s "
+                                f"tg:permitsTerminationReason gives {sorted(expected_pairs)}", str(component),
+                                shapes=True))
     return problems
 
 
 def run_checks(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> list[str]:
-    """Every problem found, one line each; an empty list means all is well.
+    """Every problem found, one line each; an empty list means all is well."""
+    return [p.text for p in problems(ontology, shapes, prov_o, reasoner)]
+
+
+def problems(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> list[Problem]:
+    """Every problem found; an empty list means all is well.
 
     ``ontology``: a Turtle path (default: the packaged ontology). ``shapes``:
     an rdflib graph, a path or paths (default: the packaged shapes).
     ``prov_o``: a path to PROV-O, to check consistency with it as well.
     ``reasoner=False`` skips HermiT.
     """
-    import rdflib
-
     if ontology is None:
-        from .resources import ontology_path
-
         ontology = ontology_path()
     ontology = Path(ontology)
     label = ontology.name
@@ -372,37 +368,40 @@ def run_checks(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -
         graph = rdflib.Graph()
         graph.parse(ontology, format="turtle")
     except FileNotFoundError:
-        return [f"{label}: not found at {ontology}"]
+        return [Problem("K001", f"{label}: not found at {ontology}")]
     except Exception as exc:  # rdflib raises several unrelated types for bad Turtle
-        return [f"{label}: does not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"]
+        return [Problem("K001", f"{label}: does not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")]
 
-    problems = _ontology_problems(graph, label)
+    found = _ontology_problems(graph, label)
     declared = declared_terms(graph)
 
     try:
-        shapes_graph = _shapes_graph(shapes)
+        shapes_rdf = _shapes_graph(shapes)
     except FileNotFoundError as exc:
-        problems.append(str(exc))
+        found.append(Problem("K010", str(exc), shapes=True))
     except Exception as exc:
-        problems.append(f"shapes: do not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        found.append(Problem("K010", f"shapes: do not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", shapes=True))
     else:
-        for term, where in sorted(shape_terms(shapes_graph).items()):
+        # Shapes the engine cannot run (an unknown component, a misspelt parameter) raise
+        # ShapesError here: one line, exit 2, before any other check.
+        Engine(ShapesModel(shapes_rdf))
+        for term, where in sorted(shape_terms(shapes_rdf).items()):
             if term not in declared:
-                problems.append(f"shapes: {short(term)} ({where}) is not declared in {label}")
-        problems.extend(enumeration_problems(graph, shapes_graph, label))
+                found.append(Problem("K011", f"shapes: {short(term)} ({where}) is not declared in {label}", term, shapes=True))
+        found.extend(enumeration_problems(graph, shapes_rdf, label))
 
     constants = emitter_constants()
     if constants is not None:
         for name, iri in sorted(constants.items()):
             if iri not in declared:
-                problems.append(f"{label}: {short(iri)} (trustgraph.provenance {name}) is not declared")
+                found.append(Problem("K020", f"{label}: {short(iri)} (trustgraph.provenance {name}) is not declared", iri))
 
     if reasoner:
-        problems.extend(_reasoner_problems(ontology, label, prov_o))
-    return problems
+        found.extend(_reasoner_problems(ontology, label, prov_o))
+    return found
 
 
-def _reasoner_problems(ontology: Path, label: str, prov_o) -> list[str]:
+def _reasoner_problems(ontology: Path, label: str, prov_o) -> list[Problem]:
     import owlready2
 
     runs: list[tuple[str, tuple]] = [(label, (ontology,))]
@@ -413,14 +412,14 @@ def _reasoner_problems(ontology: Path, label: str, prov_o) -> list[str]:
         try:
             result = hermit(*sources)
         except ReasonerUnavailable as exc:
-            return [f"{label}: HermiT consistency not checked: {exc}"]
+            return [Problem("K030", f"{label}: HermiT consistency not checked: {exc}")]
         except owlready2.OwlReadyJavaError as exc:
-            problems.append(f"{name}: HermiT failed: {_first_java_line(exc)}")
+            problems.append(Problem("K033", f"{name}: HermiT failed: {_first_java_line(exc)}"))
             continue
         if not result.consistent:
-            problems.append(f"{name}: inconsistent under HermiT")
+            problems.append(Problem("K031", f"{name}: inconsistent under HermiT"))
         for iri in result.unsatisfiable:
-            problems.append(f"{name}: {short(iri)} is unsatisfiable under HermiT")
+            problems.append(Problem("K032", f"{name}: {short(iri)} is unsatisfiable under HermiT", iri))
     return problems
 
 
@@ -431,3 +430,39 @@ def _first_java_line(exc: Exception) -> str:
         if "Exception" in line or "Error:" in line:
             return line
     return lines[0] if lines else "no output"
+
+
+def _line_of(path: Path, term: str | None) -> int | None:
+    """The line that declares ``term`` in a Turtle file (its first as a subject), else where it first occurs."""
+    if term is None or not path.is_file():
+        return None
+    local = "tg:" + term[len(TG):] if term.startswith(TG) else None
+    names = [n for n in (local, f"<{term}>", "tgsh:" + term.rsplit("#", 1)[-1] if "#" in term else None) if n]
+    first = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for name in names:
+            if re.search(rf"(?<![\w:]){re.escape(name)}(?![\w-])", line):
+                if line.startswith(name):
+                    return number
+                first = first or number
+    return first
+
+
+def findings(found: list[Problem], ontology: Path | None = None, shapes: list[Path] | None = None) -> list[Finding]:
+    """The problems as findings: the file and line they are about, the check's code and severity."""
+    ontology = ontology or ontology_path()
+    shapes = shapes if shapes is not None else shapes_paths()
+    out = []
+    for problem in found:
+        name, severity = CHECKS[problem.code]
+        candidates = shapes if problem.shapes else [ontology]
+        file, line = str(candidates[0]) if candidates else None, None
+        for path in candidates:
+            line = _line_of(Path(path), problem.term)
+            if line is not None:
+                file = str(path)
+                break
+        message = problem.text.split(": ", 1)[1] if ": " in problem.text else problem.text
+        out.append(Finding(file=file, line=line, rule=problem.code, severity=severity, family=FAMILY,
+                           message=message, focus=problem.term or file or name))
+    return out

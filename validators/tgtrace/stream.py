@@ -1,13 +1,13 @@
-"""Lint an explain stream trace by trace, holding only the traces still open.
+"""Group an explain stream into traces, holding only the traces still open.
 
 Events of different traces arrive interleaved. Each event's entities join the
 component of every entity they link to (derivations, Thoughts, selections);
-a component is linted and dropped as soon as every root Question in it has
-reached its terminal answer and every derivation it holds points inside it.
-What is still open at the end of the stream is linted then. Memory is
+a component is released as a trace graph as soon as every root Question in it
+has reached its terminal answer and every derivation it holds points inside
+it. What is still open at the end of the stream is released then. Memory is
 therefore bounded by the traces open at once, not by the stream's length. An
-event that arrives after its trace was closed starts a new component, so its
-links back into the closed trace are reported as dangling.
+event that arrives after its trace was released starts a new component, so
+its links back into the released trace are reported as dangling.
 """
 
 from __future__ import annotations
@@ -16,11 +16,10 @@ from typing import Iterator
 
 import pyoxigraph as ox
 
-from .engines import fast
-from .namespaces import PROV_WAS_DERIVED_FROM, RDF_TYPE, TG
-from .traces import OWNING_LINKS, TraceIndex
+from .graph import DERIVED, OWNING, KnownLines, TraceGraph, key, terminal_answers
+from .namespaces import RDF_TYPE, TG
 
-LINKS = {PROV_WAS_DERIVED_FROM, *OWNING_LINKS}
+LINKS = {DERIVED, *OWNING}
 ANSWERS = {TG + "Conclusion", TG + "Synthesis"}
 
 
@@ -34,21 +33,22 @@ class Component:
 
 
 class StreamLinter:
-    """Feeds events in; yields (index, lines) of each trace group once it is complete."""
+    """Feeds events in; yields the trace graph of each group of traces once it is complete."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "<stream>") -> None:
+        self.name = name
         self.owner: dict = {}  # node key -> Component
         self.held = 0
         self.peak = 0
 
-    def feed(self, line: int, quads: list) -> Iterator[tuple]:
+    def feed(self, line: int, quads: list) -> Iterator[TraceGraph]:
         touched: list[Component] = []
         answers = False
         for quad in quads:
-            keys = [fast.node_key(quad.subject)]
+            keys = [key(quad.subject)]
             predicate = quad.predicate.value
             if predicate in LINKS and isinstance(quad.object, (ox.NamedNode, ox.BlankNode)):
-                keys.append(fast.node_key(quad.object))
+                keys.append(key(quad.object))
             if predicate == RDF_TYPE and isinstance(quad.object, ox.NamedNode) and quad.object.value in ANSWERS:
                 answers = True
             component = self._join(keys)
@@ -61,20 +61,27 @@ class StreamLinter:
         if answers:
             for component in touched:
                 if component.nodes and self.owner.get(next(iter(component.nodes))) is component:
-                    index = fast.build_index(component.quads)
-                    if _complete(index):
-                        yield self._release(component, index)
+                    graph = self._graph(component)
+                    if _complete(graph):
+                        self._release(component)
+                        yield graph
 
-    def finish(self) -> Iterator[tuple]:
-        """Everything still open, as one group."""
+    def finish(self) -> Iterator[TraceGraph]:
+        """Everything still open, as one group each."""
         remaining = {id(c): c for c in self.owner.values()}
         for component in remaining.values():
-            yield self._release(component, fast.build_index(component.quads))
+            self._release(component)
+            yield self._graph(component)
+
+    def _graph(self, component: Component) -> TraceGraph:
+        graph = TraceGraph(self.name, KnownLines(component.lines))
+        graph.add_quads(component.quads)
+        return graph
 
     def _join(self, keys: list) -> Component:
         components = []
-        for key in keys:
-            component = self.owner.get(key)
+        for k in keys:
+            component = self.owner.get(k)
             if component is not None and component not in components:
                 components.append(component)
         if not components:
@@ -85,33 +92,31 @@ class StreamLinter:
             target = components[0]
             for other in components[1:]:
                 target.quads.extend(other.quads)
-                for key, value in other.lines.items():
-                    target.lines.setdefault(key, value)
+                for k, value in other.lines.items():
+                    target.lines.setdefault(k, value)
                 for node in other.nodes:
                     self.owner[node] = target
                 target.nodes |= other.nodes
-        for key in keys:
-            if key not in target.nodes:
-                target.nodes.add(key)
-                self.owner[key] = target
+        for k in keys:
+            if k not in target.nodes:
+                target.nodes.add(k)
+                self.owner[k] = target
         return target
 
-    def _release(self, component: Component, index) -> tuple:
+    def _release(self, component: Component) -> None:
         for node in component.nodes:
             if self.owner.get(node) is component:
                 del self.owner[node]
         self.held -= len(component.quads)
-        return index, component.lines, len(component.quads)
 
 
-def _complete(index) -> bool:
+def _complete(graph: TraceGraph) -> bool:
     """Every root Question has its terminal answer and every derivation points inside."""
-    trace_index = TraceIndex(index)
-    roots = trace_index.roots()
+    roots = graph.roots()
     if not roots:
         return False
-    for props in index.out.values():
-        for target in props.get(fast.DERIVED, ()):
-            if target not in index.out:
+    for props in graph.out.values():
+        for target in props.get(DERIVED, ()):
+            if target not in graph.out:
                 return False
-    return all(fast._terminal_answers(index, root) for root in roots)
+    return all(terminal_answers(graph, root) for root in roots)

@@ -1,7 +1,19 @@
-"""Rule engines. Each returns raw hits; lint.py turns them into Findings.
+"""Rule engines: each checks a trace graph and yields a Hit per finding.
 
-A hit is (rule code, focus node, path IRI or None, value node or None), with
-pyoxigraph terms for nodes, so both engines report in the same terms.
+``fast`` (the default) evaluates the shapes by constraint components over the
+trace graph; ``shacl`` runs pySHACL on the same shapes, as the reference.
 """
 
-ENGINES = ("fast", "shacl")
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One rule that fired: its code, the focus node, the predicate and value at fault (graph keys)."""
+
+    rule: str
+    focus: object
+    path: str | None
+    value: object

@@ -11,89 +11,69 @@ vocabulary rules.
 from __future__ import annotations
 
 import hashlib
+import sys
+import threading
 from contextlib import contextmanager
 from functools import cache
-from typing import Iterable
 
 import pyoxigraph as ox
 import rdflib
 from rdflib.namespace import RDF
+from rdflib.plugins.sparql import processor
+from rdflib.plugins.sparql.operators import register_custom_function
 
-from ..namespaces import SH, TG, TGL, XSD_STRING
-from ..resources import ontology_graph, shapes_graph
-from ..loaders.objects import rdflib_term
-from .fast import is_json
-
-IS_JSON = rdflib.URIRef(TGL + "isJSON")
-
-
-def _sparql_is_json(value) -> rdflib.Literal:
-    return rdflib.Literal(isinstance(value, rdflib.Literal) and is_json(str(value)))
+from ..graph import TraceGraph, key_from_rdflib, term, to_rdflib
+from ..namespaces import SH
+from ..resources import shapes_graph
+from ..rules import model
+from . import Hit
+from .components import FUNCTIONS
 
 
 @cache
 def _register_functions() -> None:
-    from rdflib.plugins.sparql.operators import register_custom_function
-
-    register_custom_function(IS_JSON, _sparql_is_json, override=True)
-
-
-@cache
-def declarations() -> rdflib.Graph:
-    """The ontology's term declarations, as the vocabulary rules expect them."""
-    ontology = ontology_graph()
-    graph = rdflib.Graph()
-    kinds = {rdflib.OWL.Class, rdflib.OWL.ObjectProperty, rdflib.OWL.DatatypeProperty,
-             rdflib.OWL.AnnotationProperty, rdflib.OWL.NamedIndividual, RDF.Property}
-    for term, kind in ontology.subject_objects(RDF.type):
-        if isinstance(term, rdflib.URIRef) and str(term).startswith(TG) and kind in kinds:
-            graph.add((term, RDF.type, kind))
-    for term in ontology.subjects(rdflib.OWL.deprecated, rdflib.Literal(True)):
-        graph.add((term, rdflib.OWL.deprecated, rdflib.Literal(True)))
-    return graph
+    """The SPARQL extension functions the shapes call (tgl:isJSON), registered with rdflib."""
+    for iri, python in FUNCTIONS.items():
+        def call(value, python=python):
+            return rdflib.Literal(isinstance(value, rdflib.Literal) and python(str(value)))
+        register_custom_function(rdflib.URIRef(iri), call, override=True)
 
 
 class ToRdflib:
-    """Converts pyoxigraph terms to rdflib and back (triple terms via reification)."""
+    """The trace graph as an rdflib graph, and back (triple terms via reification)."""
 
     def __init__(self) -> None:
         self.graph = rdflib.Graph()
         self.back: dict = {}
 
-    def add(self, quad: ox.Quad) -> None:
-        self.graph.add((self.term(quad.subject), rdflib.URIRef(quad.predicate.value), self.term(quad.object)))
+    def add(self, s, p, o) -> None:
+        self.graph.add((self.term(s), rdflib.URIRef(p), self.term(o)))
 
-    def term(self, term):
-        if isinstance(term, ox.NamedNode):
-            return rdflib.URIRef(term.value)
-        if isinstance(term, ox.BlankNode):
-            node = rdflib.BNode(term.value)
-            self.back[node] = term
-            return node
-        if isinstance(term, ox.Literal):
-            if term.language:
-                return rdflib.Literal(term.value, lang=term.language)
-            if term.datatype.value == XSD_STRING:
-                # rdflib keeps plain literals untyped; so must we, or sh:in misfires.
-                return rdflib.Literal(term.value)
-            return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
-        if isinstance(term, ox.Triple):
-            node = rdflib.BNode("t" + hashlib.sha1(str(term).encode()).hexdigest()[:20])
-            if node not in self.back:
-                self.back[node] = term
-                self.graph.add((node, RDF.type, RDF.Statement))
-                self.graph.add((node, RDF.subject, self.term(term.subject)))
-                self.graph.add((node, RDF.predicate, self.term(term.predicate)))
-                self.graph.add((node, RDF.object, self.term(term.object)))
-            return node
-        raise TypeError(f"unexpected term {term!r}")
+    def term(self, node):
+        value = term(node)
+        if isinstance(value, ox.Triple):
+            bnode = rdflib.BNode("t" + hashlib.sha1(str(value).encode()).hexdigest()[:20])
+            if bnode not in self.back:
+                self.back[bnode] = node
+                self.graph.add((bnode, RDF.type, RDF.Statement))
+                self.graph.add((bnode, RDF.subject, self.term(value.subject)))
+                self.graph.add((bnode, RDF.predicate, self.term(value.predicate)))
+                self.graph.add((bnode, RDF.object, self.term(value.object)))
+            return bnode
+        converted = to_rdflib(value)
+        if isinstance(converted, rdflib.BNode):
+            self.back[converted] = node
+        return converted
 
-    def to_ox(self, node):
+    def key(self, node):
         if node is None:
             return None
         if node in self.back:
             return self.back[node]
-        return rdflib_term(node)
+        return key_from_rdflib(node)
+
+
+_PREPARED: dict = {}  # kept for the process: the shapes' queries are the same for every input
 
 
 @contextmanager
@@ -106,10 +86,8 @@ def _each_query_parsed_once():
     rdflib's own prepareQuery gives for repeated execution with different
     initial bindings, so the results are unchanged.
     """
-    from rdflib.plugins.sparql import processor
-
     original = processor.SPARQLProcessor.query
-    prepared: dict = {}
+    prepared = _PREPARED
 
     def query(self, strOrQuery, initBindings=None, initNs=None, base=None, DEBUG=False):
         if isinstance(strOrQuery, str):
@@ -126,46 +104,88 @@ def _each_query_parsed_once():
         processor.SPARQLProcessor.query = original
 
 
-def rule_codes() -> dict:
-    graph = shapes_graph()
-    return {shape: str(code) for shape, code in graph.subject_objects(rdflib.URIRef(TGL + "code"))}
+def _with_deep_stack(function, depth: int):
+    """Run function where recursion as deep as the graph is long cannot overflow.
+
+    rdflib evaluates a property path such as prov:wasDerivedFrom+ by recursion, one level per
+    link, so a long derivation chain exceeds Python's recursion limit (and, raised alone, the
+    C stack). The function runs in a thread with a stack sized for the depth."""
+    outcome: dict = {}
+    limit = max(sys.getrecursionlimit(), 4 * depth + 10_000)
+
+    def run():
+        sys.setrecursionlimit(limit)
+        try:
+            outcome["value"] = function()
+        except BaseException as exc:  # handed back to the caller's thread as it is
+            outcome["error"] = exc
+
+    previous_size = threading.stack_size()
+    previous_limit = sys.getrecursionlimit()
+    threading.stack_size(min(max(64 << 20, limit * 2048), 1 << 30))  # about 500 bytes a frame, with room
+    try:
+        worker = threading.Thread(target=run, name="tgtrace-pyshacl")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous_size)
+        sys.setrecursionlimit(previous_limit)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
-def check(quads: Iterable[ox.Quad]) -> list[tuple]:
-    """Validate with pySHACL; returns (code, focus, path, value) hits."""
-    import pyshacl
+_TARGETS = [rdflib.URIRef(SH + name) for name in
+            ("targetClass", "targetNode", "targetSubjectsOf", "targetObjectsOf", "target")]
+
+
+@cache
+def _shapes_for(codes: frozenset[str] | None) -> rdflib.Graph:
+    """The shapes graph with the targets of shapes that carry none of the rules removed: pySHACL
+    then never evaluates them, and shapes other shapes use still work where they are used."""
+    if codes is None:
+        return shapes_graph()
+    graph = rdflib.Graph()
+    graph += shapes_graph()  # a copy: the packaged graph is shared
+    shapes = model()
+    for shape in shapes.top_level():
+        if not shapes.codes_within(shape) & codes:
+            for predicate in _TARGETS:
+                graph.remove((shape.node, predicate, None))
+    return graph
+
+
+def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] | None = None) -> list[Hit]:
+    """Validate with pySHACL; the graph already holds the ontology's declarations.
+
+    codes: the rules to evaluate (None: all)."""
+    import pyshacl  # imported when the reference engine is asked for: it loads slowly
 
     _register_functions()
     converter = ToRdflib()
-    for quad in quads:
-        converter.add(quad)
-    with _each_query_parsed_once():
-        conforms, results, _ = pyshacl.validate(
-            converter.graph,
-            shacl_graph=shapes_graph(),
-            ont_graph=declarations(),
-            advanced=True,
-            inference="none",
-            allow_warnings=True,
-            allow_infos=True,
-        )
-    codes = rule_codes()
+    for s, p, o in graph.triples():
+        converter.add(s, p, o)
+    def validate():
+        with _each_query_parsed_once():
+            return pyshacl.validate(converter.graph, shacl_graph=_shapes_for(codes), advanced=True, inference="none",
+                                    allow_warnings=True, allow_infos=True)
+
+    conforms, results, _ = _with_deep_stack(validate, depth=len(converter.graph))
+    shapes = model()
     sh = rdflib.Namespace(SH)
     hits = []
     # Only the report's own results: pySHACL also nests the inner shapes' results as sh:detail.
     for result in results.objects(None, sh.result):
         constraint = results.value(result, sh.sourceConstraint)
         shape = results.value(result, sh.sourceShape)
-        code = codes.get(constraint) or codes.get(shape)
+        code = (shapes.code_of(constraint) if constraint is not None else None) or shapes.code_of(shape)
         if code is None:
-            raise RuntimeError(f"shape {shape} reported a result but carries no rule code")
+            continue  # a shape without a rule code; tg-trace check reports such shapes
         path = results.value(result, sh.resultPath)
-        focus = results.value(result, sh.focusNode)
-        value = results.value(result, sh.value)
-        hits.append((
+        hits.append(Hit(
             code,
-            converter.to_ox(focus),
+            converter.key(results.value(result, sh.focusNode)),
             str(path) if isinstance(path, rdflib.URIRef) else None,
-            converter.to_ox(value),
+            converter.key(results.value(result, sh.value)),
         ))
     return hits

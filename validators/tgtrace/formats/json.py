@@ -5,11 +5,17 @@ from __future__ import annotations
 import json
 
 from ..model import Report
+from .common import Format
 
 
-def render(report: Report, **_options) -> str:
+def render(report: Report, output) -> str:
     document = {
         "findings": [finding.to_dict() for finding in report.findings],
+        "traces": [{"root": root, "file": file, "trace_model": report.trace_models.get(root)}
+                   for root, file in report.traces.items()],
         "summary": report.summary(),
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+FORMAT = Format("json", "the findings and a summary as one JSON document", render, statistics=True)

@@ -13,6 +13,7 @@ from collections import defaultdict
 from xml.etree import ElementTree as ET
 
 from ..model import Finding, Report
+from .common import Format, plural, printable, shown_path
 
 NO_TRACE = "(outside any trace)"
 NO_FILE = "<input>"
@@ -20,7 +21,8 @@ NO_FILE = "<input>"
 
 def _describe(finding: Finding) -> str:
     where = f"line {finding.line}: " if finding.line else ""
-    return f"{where}{finding.rule} {finding.severity} {finding.message} ({finding.focus})"
+    # XML 1.0 cannot hold most control characters at all: escaped, as in every text format.
+    return f"{where}{finding.rule} {finding.severity} {printable(finding.message)} ({printable(finding.focus)})"
 
 
 def _failing(report: Report, findings: list[Finding]) -> list[Finding]:
@@ -29,13 +31,13 @@ def _failing(report: Report, findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity >= report.fail_on]
 
 
-def to_element(report: Report) -> ET.Element:
+def to_element(report: Report, root=None) -> ET.Element:
     # file -> trace root (or None) -> findings, keeping the report's order.
     suites: dict[str, dict[str | None, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for file in report.files:
         suites[file]
-    for root, file in report.traces.items():
-        suites[file or NO_FILE][root]
+    for trace_root, file in report.traces.items():
+        suites[file or NO_FILE][trace_root]
     for finding in report.findings:
         file = finding.file or report.traces.get(finding.trace or "") or NO_FILE
         trace = finding.trace if finding.trace in report.traces else None
@@ -44,10 +46,11 @@ def to_element(report: Report) -> ET.Element:
     top = ET.Element("testsuites", name="tg-trace")
     total_tests = total_failures = 0
     for file, cases in suites.items():
-        suite = ET.SubElement(top, "testsuite", name=file)
+        shown = NO_FILE if file == NO_FILE else shown_path(file, root)
+        suite = ET.SubElement(top, "testsuite", name=shown)
         failures = 0
         for trace, findings in cases.items():
-            case = ET.SubElement(suite, "testcase", classname=file, name=trace or NO_TRACE)
+            case = ET.SubElement(suite, "testcase", classname=shown, name=printable(trace) if trace else NO_TRACE)
             failing = _failing(report, findings)
             listing = "\n".join(_describe(f) for f in findings)
             if failing:
@@ -56,7 +59,7 @@ def to_element(report: Report) -> ET.Element:
                 failure = ET.SubElement(
                     case,
                     "failure",
-                    message=f"{len(failing)} finding(s) at or above {report.fail_on}: "
+                    message=f"{plural(len(failing), 'finding')} at or above {report.fail_on}: "
                     + ", ".join(sorted({f.rule for f in failing})),
                     type=worst.rule,
                 )
@@ -75,7 +78,10 @@ def to_element(report: Report) -> ET.Element:
     return top
 
 
-def render(report: Report, **_options) -> str:
-    element = to_element(report)
+def render(report: Report, output) -> str:
+    element = to_element(report, output.root)
     ET.indent(element)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(element, encoding="unicode") + "\n"
+
+
+FORMAT = Format("junit", "JUnit XML: a test suite per file, a test case per trace", render)

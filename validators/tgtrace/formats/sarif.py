@@ -8,22 +8,23 @@ had no file (an in-memory graph, standard input).
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
+from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
-from ..baseline import fingerprint
+from ..explain import explain_rule
 from ..model import Finding, Report, Severity
-from ..rules import DOCS_BASE, Rule
-from .github import relative_path
+from ..rules import DOCS_BASE, Rule, all_rules
+from .common import Format, relative_path, repository_root
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 # partialFingerprints key: versioned, so a change of the fingerprint recipe is
 # seen by code scanning as a new kind of fingerprint rather than new alerts.
-FINGERPRINT_KEY = "tgTraceFinding/v1"
+FINGERPRINT_KEY = "tgTraceFinding/v2"
 
 
 def _file_uri(path: str) -> str:
@@ -31,10 +32,17 @@ def _file_uri(path: str) -> str:
     return quote(path, safe="/")
 
 
-def _descriptor(rule: Rule) -> dict:
-    from ..explain import explain_rule
+def _fingerprint(finding: Finding, path: str | None, occurrence: int) -> str:
+    # The file is part of the identity (the same trace committed as .nq and .json is two
+    # alerts, not one), and so are the predicate and value and, for exact repeats, their
+    # count: code scanning merges results whose fingerprints are equal.
+    parts = (finding.rule, finding.focus, finding.trace or "", path or "", finding.path or "",
+             finding.value or "", str(occurrence))
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
 
-    short = rule.name or rule.code
+
+def _descriptor(rule: Rule) -> dict:
+    short = rule.title
     full = " ".join((rule.description or rule.message or short).split())
     help_markdown = explain_rule(rule)
     help_text = "\n\n".join(
@@ -66,9 +74,8 @@ def _unknown_descriptor(code: str, finding: Finding) -> dict:
     }
 
 
-def _location(finding: Finding) -> dict:
+def _location(finding: Finding, path: str | None) -> dict:
     location: dict = {}
-    path = relative_path(finding.file)
     if path is not None:
         if Path(path).is_absolute():
             # Outside the working tree: an absolute file URI, as the spec asks.
@@ -83,8 +90,10 @@ def _location(finding: Finding) -> dict:
     return location
 
 
-def _result(finding: Finding, index: int) -> dict:
+def _result(finding: Finding, index: int, path: str | None, occurrence: int, trace_model: str | None) -> dict:
     properties = {"focus": finding.focus, "family": finding.family}
+    if trace_model:
+        properties["traceModel"] = trace_model
     for key in ("trace", "path", "value"):
         value = getattr(finding, key)
         if value is not None:
@@ -94,8 +103,8 @@ def _result(finding: Finding, index: int) -> dict:
         "ruleIndex": index,
         "level": LEVELS[finding.severity],
         "message": {"text": f"{finding.message} ({finding.focus})"},
-        "locations": [_location(finding)],
-        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding)},
+        "locations": [_location(finding, path)],
+        "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(finding, path, occurrence)},
         "properties": properties,
     }
 
@@ -103,18 +112,22 @@ def _result(finding: Finding, index: int) -> dict:
 def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | None = None) -> dict:
     """The SARIF log as a dict. ``rules`` defaults to the full registry."""
     if rules is None:
-        from ..rules import all_rules
-
         rules = all_rules()
+    root = Path(root) if root is not None else repository_root()
     descriptors = [_descriptor(rule) for rule in rules.values()]
     index = {rule.code: i for i, rule in enumerate(rules.values())}
     results = []
+    seen: Counter = Counter()
     for finding in report.findings:
         if finding.rule not in index:
             index[finding.rule] = len(descriptors)
             descriptors.append(_unknown_descriptor(finding.rule, finding))
-        results.append(_result(finding, index[finding.rule]))
-    root_uri = Path(root or os.getcwd()).resolve().as_uri().rstrip("/") + "/"
+        path = relative_path(finding.file, root)
+        identity = (finding.rule, finding.focus, finding.trace, path, finding.path, finding.value)
+        seen[identity] += 1
+        results.append(_result(finding, index[finding.rule], path, seen[identity],
+                               report.trace_models.get(finding.trace or "")))
+    root_uri = root.absolute().as_uri().rstrip("/") + "/"
     run = {
         "tool": {
             "driver": {
@@ -134,5 +147,8 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def render(report: Report, rules: dict[str, Rule] | None = None, root: str | None = None, **_options) -> str:
-    return json.dumps(to_sarif(report, rules=rules, root=root), indent=2, ensure_ascii=False) + "\n"
+def render(report: Report, output) -> str:
+    return json.dumps(to_sarif(report, root=output.root), indent=2, ensure_ascii=False) + "\n"
+
+
+FORMAT = Format("sarif", "SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps)", render)

@@ -4,20 +4,44 @@ from __future__ import annotations
 
 import json
 
-from ..coverage import Coverage
+from ..coverage import Coverage, statistics
 from ..explain import curie
 from ..model import Report
+from .common import plural
 
 
-def to_dict(report: Report, stats: list[dict], cover: Coverage | None) -> dict:
-    data = {"summary": report.summary(), "statistics": stats}
-    if cover is not None:
-        data["coverage"] = cover.to_dict()
+def _part(cover: Coverage, counts: dict) -> dict:
+    used, total = cover.share(counts)
+    return {
+        "exercised": used,
+        "total": total,
+        "percent": round(100.0 * used / total, 1) if total else 100.0,
+        "used": {term: n for term, n in sorted(counts.items()) if n},
+        "never": sorted(term for term, n in counts.items() if not n),
+    }
+
+
+def coverage_dict(cover: Coverage) -> dict:
+    data = {
+        "percent": round(cover.percent, 1),
+        "exercised": cover.exercised,
+        "total": cover.total,
+        "classes": _part(cover, cover.classes),
+        "predicates": _part(cover, cover.predicates),
+        "undeclared": dict(sorted(cover.undeclared.items())),
+        "deprecated": dict(sorted(cover.deprecated.items())),
+    }
+    if cover.combinations is not None:
+        combos = {f"{main} + {mixin}": n for (main, mixin), n in cover.combinations.items()}
+        data["mixins"] = _part(cover, combos)
     return data
 
 
-def render_json(report: Report, stats: list[dict], cover: Coverage | None) -> str:
-    return json.dumps(to_dict(report, stats, cover), indent=2, ensure_ascii=False) + "\n"
+def to_dict(report: Report) -> dict:
+    data = {"summary": report.summary(), "statistics": statistics(report)}
+    if report.coverage is not None:
+        data["coverage"] = coverage_dict(report.coverage)
+    return data
 
 
 def _terms(terms) -> str:
@@ -25,7 +49,7 @@ def _terms(terms) -> str:
 
 
 def coverage_lines(cover: Coverage) -> list[str]:
-    data = cover.to_dict()
+    data = coverage_dict(cover)
     lines = [f"Ontology coverage: {data['percent']}% ({cover.exercised} of {cover.total} classes and predicates)"]
     parts = [("classes", data["classes"]), ("predicates", data["predicates"])]
     if "mixins" in data:
@@ -45,7 +69,10 @@ def coverage_lines(cover: Coverage) -> list[str]:
     return lines
 
 
-def render_text(report: Report, stats: list[dict], cover: Coverage | None) -> str:
+def render(report: Report, as_json: bool = False) -> str:
+    if as_json:
+        return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
+    stats = statistics(report)
     lines = []
     if stats:
         width = max(len(str(row["count"])) for row in stats)
@@ -55,10 +82,16 @@ def render_text(report: Report, stats: list[dict], cover: Coverage | None) -> st
         lines.append("No findings.")
     summary = report.summary()
     lines.append(
-        f"{summary['findings']} findings in {summary['traces']} traces of {summary['files']} files "
-        f"({summary['error']} errors, {summary['warning']} warnings, {summary['info']} info)"
+        f"{plural(summary['findings'], 'finding')} in {plural(summary['traces'], 'trace')} of "
+        f"{plural(summary['files'], 'file')} ({plural(summary['error'], 'error')}, "
+        f"{plural(summary['warning'], 'warning')}, {summary['info']} info)"
     )
-    if cover is not None:
+    if summary["trace_models"]:
         lines.append("")
-        lines += coverage_lines(cover)
+        lines.append("Traces by trace model:")
+        for model, count in summary["trace_models"].items():
+            lines.append(f"  TrustGraph {model}: {plural(count, 'trace')}")
+    if report.coverage is not None:
+        lines.append("")
+        lines += coverage_lines(report.coverage)
     return "\n".join(lines) + "\n"

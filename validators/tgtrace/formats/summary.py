@@ -8,32 +8,34 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..coverage import Coverage
 from ..explain import curie
 from ..model import Report, Severity
+from ..rules import all_rules
+from .common import Format, plural, printable
+from .statistics import coverage_dict
 
 
 def _cell(text: str) -> str:
     # A pipe would end a Markdown table cell early.
-    return text.replace("|", "\\|").replace("\n", " ")
+    return printable(text).replace("|", "\\|")
 
 
-def render(report: Report, coverage: Coverage | None = None, baselined: int = 0, **_options) -> str:
-    from ..rules import all_rules
-
+def render(report: Report, output=None) -> str:
     rules = all_rules()
+    coverage, baselined = report.coverage, report.baselined
     summary = report.summary()
-    verdict = "passed" if report.conforms else "failed"
-    mark = ":white_check_mark:" if report.conforms else ":x:"
+    verdict = "passed" if report.passed else "failed"
+    mark = ":white_check_mark:" if report.passed else ":x:"
     gate = f"fail on {report.fail_on}" if report.fail_on is not None else "report only"
     lines = [
         f"## {mark} tg-trace {verdict}",
         "",
-        f"{summary['traces']} traces in {summary['files']} files, {summary['triples']} triples; "
-        f"{summary['findings']} findings ({gate}).",
+        f"{plural(summary['traces'], 'trace')} in {plural(summary['files'], 'file')}, "
+        f"{plural(summary['triples'], 'triple')}; {plural(summary['findings'], 'finding')} ({gate}).",
     ]
     if baselined:
-        lines.append(f"{baselined} known findings were accepted by the baseline.")
+        accepted = "was" if baselined == 1 else "were"
+        lines.append(f"{plural(baselined, 'known finding')} {accepted} accepted by the baseline.")
     lines += ["", "| severity | findings |", "| --- | ---: |"]
     for severity in sorted(Severity, reverse=True):
         lines.append(f"| {severity} | {summary[str(severity)]} |")
@@ -48,7 +50,7 @@ def render(report: Report, coverage: Coverage | None = None, baselined: int = 0,
             lines.append(f"| {link} | {name} | {severity} | {count} |")
 
     if coverage is not None:
-        data = coverage.to_dict()
+        data = coverage_dict(coverage)
         lines += [
             "",
             f"### Ontology coverage: {data['percent']}%",
@@ -68,3 +70,6 @@ def render(report: Report, coverage: Coverage | None = None, baselined: int = 0,
                 f"| {label} | {part['exercised']}/{part['total']} | {_cell(', '.join(never)) or 'none'} |"
             )
     return "\n".join(lines) + "\n"
+
+
+FORMAT = Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", render)

@@ -4,44 +4,59 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from rich.markup import escape
+
 from ..model import Report, Severity
+from .common import Format, plural, printable, shown_path
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
-def finding_line(finding, color: bool = False) -> str:
-    where = f"{finding.file or '<input>'}:{finding.line or 0}"
+def finding_line(finding, color: bool = False, root=None) -> str:
+    where = f"{shown_path(finding.file, root)}:{finding.line or 0}"
     severity = str(finding.severity)
+    message, focus = printable(finding.message), printable(finding.focus)
     if color:
         severity = f"[{_STYLE[finding.severity]}]{severity}[/]"
-        return f"[bold]{_escape(where)}[/]: [bold]{finding.rule}[/] {severity} {_escape(finding.message)} [dim]({_escape(finding.focus)})[/]"
-    return f"{where}: {finding.rule} {severity} {finding.message} ({finding.focus})"
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+        return f"[bold]{escape(where)}[/]: [bold]{finding.rule}[/] {severity} {escape(message)} [dim]({escape(focus)})[/]"
+    return f"{where}: {finding.rule} {severity} {message} ({focus})"
 
 
 def summary_line(report: Report) -> str:
     counts = report.counts()
-    traces = len(report.traces)
-    files = len(report.files)
-    head = (f"{files} file{'s' * (files != 1)}, {traces} trace{'s' * (traces != 1)}, "
-            f"{report.triples} triple{'s' * (report.triples != 1)}")
+    if report.about:
+        parts = [plural(counts[name], name) if name != "info" else f"{counts[name]} info"
+                 for name in ("error", "warning", "info") if counts.get(name)]
+        return f"{report.about}: {', '.join(parts)}." if parts else f"{report.about}: all checks passed."
+    head = f"{plural(len(report.files), 'file')}, {plural(len(report.traces), 'trace')}, {plural(report.triples, 'triple')}"
+    if report.baselined:
+        head += f" ({plural(report.baselined, 'known finding')} accepted by the baseline)"
     if not report.findings:
         return f"{head}: all clean."
-    parts = [f"{counts[name]} {name}{'s' * (counts[name] != 1)}" for name in ("error", "warning", "info") if counts.get(name)]
+    parts = [plural(counts[name], name) if name != "info" else f"{counts[name]} info"
+             for name in ("error", "warning", "info") if counts.get(name)]
     return f"{head}: {', '.join(parts)}."
 
 
-def render(report: Report, color: bool = False, **_options) -> str:
+def render(report: Report, output) -> str:
+    color, root = output.color, output.root
     lines: list[str] = []
+    if report.about:
+        lines += [finding_line(f, color, root) for f in report.findings]
+        lines.append(summary_line(report))
+        return "\n".join(lines)
     for (file, trace), group in groupby(report.findings, key=lambda f: (f.file, f.trace)):
-        label = f"{file or '<input>'}: trace {trace}" if trace else f"{file or '<input>'}: outside any trace"
-        lines.append(f"[bold]{_escape(label)}[/]" if color else label)
+        shown = shown_path(file, root)
+        model = report.trace_models.get(trace) if trace else None
+        label = f"{shown}: trace {printable(trace)}" if trace else f"{shown}: outside any trace"
+        if model:
+            label += f" (trace model of TrustGraph {model})"
+        lines.append(f"[bold]{escape(label)}[/]" if color else label)
         for finding in group:
-            lines.append("  " + finding_line(finding, color))
+            lines.append("  " + finding_line(finding, color, root))
     lines.append(summary_line(report))
     return "\n".join(lines)
+
+
+FORMAT = Format("text", "one line per finding, grouped by trace (the default in a terminal)", render,
+                statistics=True)

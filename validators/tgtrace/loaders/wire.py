@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
+from urllib.parse import quote
 
 import pyoxigraph as ox
 
+from ..namespaces import TGL
+
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+# A term the input holds but RDF cannot (an IRI term "Quantum Computing", a relative IRI
+# "doc/c1", a literal whose datatype is no IRI, a quoted triple as subject) enters the
+# graph as a placeholder, the same one wherever the same text recurs, so its entity keeps
+# its links and the other rules still run on it. The subject of its triple is annotated
+# with what was written (tgl:invalidTerm), and the shapes report that (D008) on the line.
+PLACEHOLDER = "urn:tg-trace:invalid:"
+INVALID_TERM = ox.NamedNode(TGL + "invalidTerm")
 
 
 class WireError(Exception):
@@ -16,28 +27,60 @@ class WireError(Exception):
         super().__init__(problem)
 
 
+WIRE_KEYS = {"s", "p", "o"}
+
+
 def is_wire_document(document: Any) -> bool:
-    """A wire triple, a list of them, an explain event, or a list of events."""
+    """A wire triple, a list of them, an explain event, or a list of events (judged by the first item,
+    which only needs one of s, p, o: a triple missing one is a wire triple with a fault)."""
     items = document if isinstance(document, list) else [document]
     if not items:
-        return True  # an empty capture is an empty wire list, not JSON-LD
+        return True  # an empty list is an empty capture, which the loader refuses as such
     first = items[0]
-    return isinstance(first, dict) and ("explain_triples" in first or {"s", "p", "o"} <= first.keys())
+    return isinstance(first, dict) and ("explain_triples" in first or "message_type" in first
+                                        or bool(WIRE_KEYS & first.keys()))
 
 
-def term(data: Any) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
+def is_jsonld_document(document: Any) -> bool:
+    """JSON-LD's own keywords: a node object, a @graph, a @context (alone or in a list)."""
+    items = document if isinstance(document, list) else [document]
+    return bool(items) and all(isinstance(i, dict) for i in items) and any(
+        any(k.startswith("@") for k in i) for i in items)
+
+
+def _placeholder(text: str) -> ox.NamedNode:
+    return ox.NamedNode(PLACEHOLDER + quote(text, safe=""))
+
+
+def term(data: Any, invalid: list[str] | None = None) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
+    """The term of a wire term object. A term RDF cannot hold is replaced by a placeholder and
+    described in ``invalid``; without that list it is an error."""
     if not isinstance(data, dict):
         raise WireError(None, f"a term must be an object, not {type(data).__name__}")
     kind = data.get("t")
     try:
         if kind == "i":
-            return ox.NamedNode(_str(data, "i"))
+            iri = _str(data, "i")
+            try:
+                return ox.NamedNode(iri)
+            except ValueError:
+                if invalid is None:
+                    raise
+                invalid.append(f"IRI term {json.dumps(iri, ensure_ascii=False)} is not an absolute IRI")
+                return _placeholder(iri)
         if kind == "l":
             value = _str(data, "v")
-            if data.get("ln"):
-                return ox.Literal(value, language=data["ln"])
-            if data.get("dt") and data["dt"] != XSD_STRING:
-                return ox.Literal(value, datatype=ox.NamedNode(data["dt"]))
+            language, datatype = _str(data, "ln"), _str(data, "dt")
+            if language:
+                return ox.Literal(value, language=language)
+            if datatype and datatype != XSD_STRING:
+                try:
+                    return ox.Literal(value, datatype=ox.NamedNode(datatype))
+                except ValueError:
+                    if invalid is None:
+                        raise
+                    invalid.append(f"literal datatype {json.dumps(datatype, ensure_ascii=False)} is not an IRI")
+                    return ox.Literal(value)
             return ox.Literal(value)
         if kind == "b":
             return ox.BlankNode(_str(data, "d") or None)
@@ -45,28 +88,35 @@ def term(data: Any) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
             inner = data.get("tr")
             if not isinstance(inner, dict):
                 raise WireError(None, "a triple term ('t': 't') needs a 'tr' object")
-            return ox.Triple(*_spo(inner))
+            return ox.Triple(*_spo(inner, invalid))
     except ValueError as exc:
         raise WireError(None, f"bad term {json.dumps(data)[:80]}: {exc}") from None
     raise WireError(None, f"unknown term type {kind!r} (expected i, l, b or t)")
 
 
 def _str(data: dict, key: str) -> str:
-    value = data.get(key, "")
+    value = data.get(key)
+    if value is None:
+        return ""
     if not isinstance(value, str):
-        raise WireError(None, f"term field {key!r} must be a string")
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise WireError(None, f"term field {key!r} must be a string, got {shown}")
     return value
 
 
-def _spo(data: dict) -> tuple:
+def _spo(data: dict, invalid: list[str] | None = None) -> tuple:
     missing = [k for k in ("s", "p", "o") if k not in data]
     if missing:
         raise WireError(None, f"triple is missing {', '.join(missing)}")
-    s, p, o = term(data["s"]), term(data["p"]), term(data["o"])
+    s, p, o = term(data["s"], invalid), term(data["p"], invalid), term(data["o"], invalid)
     if not isinstance(p, ox.NamedNode):
         raise WireError(None, "a predicate must be an IRI term")
-    if isinstance(s, ox.Literal):
-        raise WireError(None, "a subject cannot be a literal")
+    if isinstance(s, (ox.Literal, ox.Triple)):
+        kind = "literal" if isinstance(s, ox.Literal) else "quoted triple"
+        if invalid is None:
+            raise WireError(None, f"a subject cannot be a {kind}")
+        invalid.append(f"a {kind} as subject: {f'<<( {s} )>>' if isinstance(s, ox.Triple) else s}")
+        s = _placeholder(hashlib.sha256(str(s).encode("utf-8")).hexdigest()[:16])
     return s, p, o
 
 
@@ -81,14 +131,19 @@ def _graph(name: Any):
         raise WireError(None, f"bad graph name {name!r}: {exc}") from None
 
 
-def triple_to_quad(data: Any, graph: str | None = None) -> ox.Quad:
+def triple_to_quads(data: Any, graph: str | None = None) -> list[ox.Quad]:
+    """The quad of a wire triple, and the annotations of any term in it RDF cannot hold."""
     if not isinstance(data, dict):
         raise WireError(None, "a triple must be a JSON object with s, p and o")
-    return ox.Quad(*_spo(data), _graph(data.get("g") or graph))
+    invalid: list[str] = []
+    s, p, o = _spo(data, invalid)
+    graph_name = _graph(data.get("g") or graph)
+    return [ox.Quad(s, p, o, graph_name)] + [ox.Quad(s, INVALID_TERM, ox.Literal(text), graph_name)
+                                             for text in invalid]
 
 
 def triples_to_quads(items: list, graph: str | None = None) -> list[ox.Quad]:
-    return [triple_to_quad(item, graph) for item in items]
+    return [quad for item in items for quad in triple_to_quads(item, graph)]
 
 
 def events_to_quads(events: list) -> list[ox.Quad]:
@@ -116,7 +171,7 @@ def wire_lines(name: str, data: bytes, document: Any) -> tuple[list[ox.Quad], di
             if isinstance(item, dict) and "explain_triples" in item:
                 new = events_to_quads([item])
             else:
-                new = [triple_to_quad(item)]
+                new = triple_to_quads(item)
         except WireError as exc:
             raise WireError(line, f"item {index + 1}: {exc.problem}") from None
         for quad in new:

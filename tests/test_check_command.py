@@ -1,0 +1,59 @@
+"""tg-trace check: every problem of the ontology and shapes is a finding with a code, in every format."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+
+def run(*args, env=None):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    environment.update(env or {})
+    return subprocess.run([sys.executable, "-m", "tgtrace.cli", *args], capture_output=True, text=True,
+                          env=environment)
+
+
+@pytest.fixture
+def broken_shapes(tmp_path):
+    """A copy of the shapes in which one rule names a class the ontology does not declare."""
+    folder = tmp_path / "shapes"
+    shutil.copytree(ROOT / "shapes", folder)
+    path = folder / "agent.ttl"
+    text = path.read_text()
+    assert "sh:class tg:Thought" in text
+    path.write_text(text.replace("sh:class tg:Thought", "sh:class tg:Thougth", 1))
+    line = next(n for n, ln in enumerate(path.read_text().splitlines(), 1) if "tg:Thougth" in ln)
+    return folder, path, line
+
+
+def test_clean_ontology_and_shapes_pass_in_every_format():
+    text = run("check", "--no-reasoner")
+    assert text.returncode == 0 and text.stdout.strip() == "ontology and shapes: all checks passed."
+    data = json.loads(run("check", "--no-reasoner", "--format", "json").stdout)
+    assert data["findings"] == [] and data["summary"]["conforms"] is True
+
+
+def test_a_problem_is_a_finding_with_a_code_file_and_line(broken_shapes):
+    folder, path, line = broken_shapes
+    env = {"TG_TRACE_SHAPES": str(folder)}
+    text = run("check", "--no-reasoner", env=env)
+    assert text.returncode == 1
+    assert f"{path}:{line}: K011 error tg:Thougth (sh:class in " in text.stdout
+    assert text.stdout.splitlines()[-1] == "ontology and shapes: 1 error."
+    data = json.loads(run("check", "--no-reasoner", "--format", "json", env=env).stdout)
+    (finding,) = data["findings"]
+    assert (finding["rule"], finding["severity"], finding["family"]) == ("K011", "error", "selfcheck")
+    assert finding["file"] == str(path) and finding["line"] == line
+    assert finding["focus"] == "https://trustgraph.ai/ns/Thougth"
+    sarif = json.loads(run("check", "--no-reasoner", "--format", "sarif", env=env).stdout)
+    (result,) = sarif["runs"][0]["results"]
+    assert result["ruleId"] == "K011" and result["locations"][0]["physicalLocation"]["region"]["startLine"] == line
+    github = run("check", "--no-reasoner", "--format", "github", env=env).stdout
+    assert github.startswith("::error file=") and f"line={line},title=K011::" in github

@@ -1,0 +1,108 @@
+"""The findings on the examples, the mutation suite, the rules' faults and the
+benchmark corpora equal the recorded ones (tests/findings_record.py made the
+record before the rule engine was restructured around constraint components)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from findings_record import RECORD, all_cases, recorded_fault_codes
+from tgtrace.rules import all_rules
+
+pytest.importorskip("trustgraph.provenance", reason="the corpus is built by the real emitter (trustgraph-base)")
+
+with gzip.open(RECORD, "rt", encoding="utf-8") as handle:
+    RECORDED = json.load(handle)
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory):
+    return tmp_path_factory.mktemp("corpora")
+
+
+# Rules added after the record are held to their own faults by tests/test_rules.py.
+CODES = recorded_fault_codes()
+CASES = list(all_cases(None, CODES))  # names only; corpus cases get their folder at run time
+
+
+def test_record_covers_every_case():
+    assert sorted(name for name, _ in CASES) == sorted(RECORDED)
+
+
+def as_recorded(row: list) -> list:
+    """One deliberate difference: V003 now names the deprecated predicate as the path and the
+    focus as the value, as a SHACL-SPARQL node validator reports ?path; it named the predicate
+    as the value. File, line, rule, severity, focus, trace and message are unchanged."""
+    if row[2] == "V003":
+        file, line, rule, severity, focus, trace, path, value, message = row
+        return [file, line, rule, severity, focus, trace, None, path, message]
+    return row
+
+
+# Faulty graphs (a loop back to the Question, a link retargeted across a supervisor's sub-agents)
+# in which a node lies under several Questions. The trace a finding names used to be the
+# farthest Question an upward search met from that node, often a sub-agent's Question and not a
+# root; it is now the root whose trace reaches the node, computed once for the whole graph in
+# linear time. Only the trace column of these cases differs.
+TRACE_MEMBERSHIP_CHANGED = {
+    "mutation:468:orchestrator-react-graphrag-tool:loop:af78c87f-1532-55aa-ae35-94d5aa43a25a",
+    "mutation:1156:supervisor:retarget-link:f-0932-5892-9702-451b88596555/i1/thought",
+    "mutation:1271:supervisor:retarget-link:b-1505-5eda-aa3b-7c37306aed4e/i1/thought",
+    "mutation:1304:supervisor:retarget-link:b-1505-5eda-aa3b-7c37306aed4e/i2/thought",
+    "mutation:1337:supervisor:retarget-link:e8-f902-5f3a-82ff-7e61d4e506f0/synthesis",
+    "mutation:1339:supervisor:retarget-link:e8-f902-5f3a-82ff-7e61d4e506f0/synthesis",
+    "mutation:1364:supervisor:loop:c5d169e8-f902-5f3a-82ff-7e61d4e506f0",
+    "fault:C022",
+}
+
+
+# A supervisor whose Finding lost its link to the sub-agent's Conclusion: that Conclusion is no
+# longer taken for a second answer of the trace (S003): a Conclusion below another agent Question
+# than the root is a sub-agent's, linked or not (TrustGraph 2.11.1 derives the Finding from the
+# Decomposition when it does not know the Conclusion). The broken link itself is still reported.
+S003_SUB_AGENT_ANSWER = {
+    "mutation:1237:supervisor:cut-link:e8-f902-5f3a-82ff-7e61d4e506f0/finding/0",
+    "mutation:1238:supervisor:dangling-link:e8-f902-5f3a-82ff-7e61d4e506f0/finding/0",
+    "mutation:1239:supervisor:retarget-link:e8-f902-5f3a-82ff-7e61d4e506f0/finding/0",
+    "mutation:1329:supervisor:cut-link:e8-f902-5f3a-82ff-7e61d4e506f0/finding/1",
+    "mutation:1330:supervisor:dangling-link:e8-f902-5f3a-82ff-7e61d4e506f0/finding/1",
+    "mutation:1331:supervisor:retarget-link:e8-f902-5f3a-82ff-7e61d4e506f0/finding/1",
+    "fault:C023",
+}
+
+
+# Rules added after the record (D008 invalid terms, S020 mixed trace models) are held to their
+# own faults in tests/test_rules.py, not to the record.
+RECORDED_RULES = {row[2] for rows in RECORDED.values() for row in rows}
+
+
+def as_of_record(row: list) -> list:
+    """Findings that a trace's age explains (rules with tgl:since, on a trace whose model predates
+    them) are info with the release named; the record holds them at the rule's own severity."""
+    file, line, rule, severity, focus, trace, path, value, message = row
+    if " (written so by TrustGraph " in message:
+        message = message.split(" (written so by TrustGraph ")[0]
+        severity = str(all_rules()[rule].severity)
+    return [file, line, rule, severity, focus, trace, path, value, message]
+
+
+def ordered(rows) -> list:
+    return sorted(rows, key=lambda r: [str(x) for x in r])
+
+
+@pytest.mark.parametrize("name", [name for name, _ in CASES])
+def test_findings_equal_the_record(name, corpora):
+    run = dict(all_cases(corpora, CODES))[name]
+    found = ordered(as_of_record(as_recorded(row)) for row in run() if row[2] in RECORDED_RULES)
+    recorded = RECORDED[name]
+    if name in S003_SUB_AGENT_ANSWER:
+        assert any(r[2] == "S003" for r in recorded)  # the exception is still needed
+        recorded = [r for r in recorded if r[2] != "S003"]
+    if name in TRACE_MEMBERSHIP_CHANGED:
+        assert found != recorded  # the exception is still needed
+        without_trace = lambda rows: ordered(r[:5] + r[6:] for r in rows)  # noqa: E731
+        found, recorded = without_trace(found), without_trace(recorded)
+    assert found == recorded

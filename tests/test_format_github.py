@@ -1,0 +1,28 @@
+"""The GitHub workflow-command annotations format, on reports built here."""
+
+from __future__ import annotations
+
+from formats_support import CONCLUSION, GITHUB_LINE, finding, report  # noqa: F401 (report is a fixture)
+from tgtrace.formats import github as github_format
+from tgtrace.formats import render
+from tgtrace.model import Severity
+
+
+def test_github_workflow_commands(report):
+    lines = render(report, "github").splitlines()
+    assert len(lines) == 2
+    match = GITHUB_LINE.match(lines[0])
+    assert match.groups() == ("error", "traces/react.nq", "12", "M001",
+                              f"M001 answer does not assert the tg:Answer mixin ({CONCLUSION})")
+    assert GITHUB_LINE.match(lines[1]).group(1) == "warning"
+
+
+def test_github_escapes_properties_and_data():
+    f = finding(file="a,b:c.nq", message="50% bad\nsecond line", severity=Severity.INFO)
+    line = github_format.annotation(f)
+    assert line.startswith("::notice file=a%2Cb%3Ac.nq,line=12,title=M001::")
+    assert "50%25 bad%0Asecond line" in line and "\n" not in line
+
+
+def test_github_without_file():
+    assert github_format.annotation(finding(file=None, line=None)).startswith("::error title=M001::")

@@ -1,0 +1,62 @@
+"""Writing output files safely: never over an input, never half-written."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+class OutputError(OSError):
+    """An output file that cannot or must not be written; the message names it."""
+
+
+def refuse_inputs(outputs: dict[str, str | None], input_files) -> None:
+    """Raise when an output file (flag -> path) is one of the input files: a report must
+    not overwrite the trace it is about."""
+    for flag, target in outputs.items():
+        if not target or target == "-" or not os.path.exists(target):
+            continue
+        for source in input_files:
+            try:
+                same = os.path.samefile(source, target)
+            except OSError:
+                continue
+            if same:
+                raise OutputError(f"{target}: {flag} names an input file; refusing to overwrite it")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: str | os.PathLike, text: str, append: bool = False) -> None:
+    """Write ``text`` to ``path`` through a temporary file renamed over it, so a reader sees
+    the old content or the new, never a part; ``append`` keeps what the file held."""
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        # A device or pipe (/dev/stdout, a FIFO): written in place, never replaced.
+        try:
+            with open(target, "a" if append else "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        return
+    try:
+        before = target.read_text(encoding="utf-8") if append and target.exists() else ""
+        handle, temporary = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(before + text)
+            # mkstemp makes the file private; the result gets the mode a plain open() would.
+            os.chmod(temporary, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except UnicodeDecodeError:
+        raise OutputError(f"{path}: cannot append to it: it is not UTF-8 text") from None
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None

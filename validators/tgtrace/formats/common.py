@@ -1,0 +1,72 @@
+"""What several formats share: where paths are relative to, and text made safe to show."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+# Names a loader gives input that did not come from a file.
+NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}
+
+# C0 and C1 control characters (and DEL) of input text, shown as escapes: an escape
+# sequence in a literal must not retitle or recolour the reader's terminal, and a
+# newline must not start a forged line in a one-line-per-finding format.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
+_CONTROLS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+# For formats whose own escaping carries line breaks safely (GitHub's %0A).
+_CONTROLS_BUT_LINES = {k: v for k, v in _CONTROLS.items() if k not in (ord("\n"), ord("\r"))}
+
+
+def printable(text: str | None, lines: bool = False) -> str:
+    """``text`` with its control characters escaped (``\\x1b``, ``\\n``); line breaks kept
+    with ``lines``."""
+    return "" if text is None else str(text).translate(_CONTROLS_BUT_LINES if lines else _CONTROLS)
+
+
+def repository_root() -> Path:
+    """Where CI resolves paths from: $GITHUB_WORKSPACE, else the enclosing git work tree,
+    else the working directory."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if workspace:
+        return Path(os.path.abspath(workspace))
+    cwd = Path(os.path.abspath(os.getcwd()))
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return cwd
+
+
+def relative_path(file: str | None, root: str | Path | None = None) -> str | None:
+    """The input file as a POSIX path relative to ``root`` (default: :func:`repository_root`),
+    or as given when it lies outside; None for input that is not a file."""
+    if file in NOT_A_FILE:
+        return None
+    base = Path(root) if root is not None else repository_root()
+    absolute = Path(os.path.abspath(file))
+    try:
+        return absolute.relative_to(os.path.abspath(base)).as_posix()
+    except ValueError:
+        return Path(file).as_posix() if not Path(file).is_absolute() else absolute.as_posix()
+
+
+def shown_path(file: str | None, root: str | Path | None = None) -> str:
+    """The file as a report names it: relative to the root, made printable."""
+    path = relative_path(file, root)
+    return printable(path if path is not None else (file or "<input>"))
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
+
+
+@dataclass(frozen=True)
+class Format:
+    """An output format: its name, a one-line help, and its writer."""
+
+    name: str
+    help: str
+    render: Callable  # (report, output: tgtrace.settings.Output) -> str
+    # Whether --statistics can follow this format's output (as text, or as JSON for json).
+    statistics: bool = False

@@ -1,0 +1,595 @@
+"""The trace graph: what every rule reads, built once per input by a loader.
+
+One module owns the graph's form: how terms are keyed (IRIs as interned
+strings, blank nodes as "_:id", literals and triple terms as pyoxigraph
+objects), the index (subject -> predicate -> objects, asserted types, the
+inverse of derivation and ownership links), where each statement came from
+(statement numbers and lines, carried from the loader), and the walks over
+derivations: ancestors, descendants, cycles, and which trace (root Question)
+each node belongs to.
+
+Speed comes from the index's shape: keys compare by identity where they can,
+and the cyclic garbage collector is paused while a graph is built and checked
+(it would otherwise rescan the growing index again and again).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from collections import defaultdict
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
+
+import pyoxigraph as ox
+import rdflib
+
+from .namespaces import PROV, RDF, RDFS, TG, XSD_STRING
+
+DERIVED = sys.intern(PROV + "wasDerivedFrom")
+RDF_TYPE = sys.intern(RDF + "type")
+SUBCLASS = sys.intern(RDFS + "subClassOf")
+STATEMENT = RDF + "Statement"
+QUESTION = TG + "Question"
+# Links that hang a sub-entity (a Thought, an EdgeSelection, a ChunkSelection) under its owner.
+GENERATED = sys.intern(PROV + "wasGeneratedBy")
+OWNING = frozenset(sys.intern(TG + name) for name in ("thought", "selectedEdge", "selectedChunk"))
+
+_Literal, _Triple, _NamedNode, _BlankNode = ox.Literal, ox.Triple, ox.NamedNode, ox.BlankNode
+_intern = sys.intern
+_EMPTY: frozenset = frozenset()
+_NONE: tuple = ()
+_STATEMENT_TYPES = frozenset({STATEMENT})
+
+
+# ---------------------------------------------------------------------------
+# Terms: the graph's keys, pyoxigraph terms, rdflib terms, and how reports name them.
+# ---------------------------------------------------------------------------
+
+def key(term) -> object:
+    """The graph's key of a pyoxigraph term."""
+    kind = type(term)
+    if kind is _NamedNode:
+        return _intern(term.value)
+    if kind is _BlankNode:
+        return "_:" + term.value
+    return term  # Literal or Triple
+
+
+def term(node):
+    """The pyoxigraph term of a key."""
+    if type(node) is str:
+        return _BlankNode(node[2:]) if node.startswith("_:") else _NamedNode(node)
+    return node
+
+
+def is_iri(node) -> bool:
+    return type(node) is str and not node.startswith("_:")
+
+
+def is_blank(node) -> bool:
+    return (type(node) is str and node.startswith("_:")) or type(node) is _Triple
+
+
+def from_rdflib(value):
+    """The pyoxigraph term of an rdflib term (plain and xsd:string literals alike)."""
+    if isinstance(value, rdflib.URIRef):
+        return _NamedNode(str(value))
+    if isinstance(value, rdflib.BNode):
+        return _BlankNode(str(value))
+    if isinstance(value, rdflib.Literal):
+        if value.language:
+            return _Literal(str(value), language=value.language)
+        if value.datatype is not None and str(value.datatype) != XSD_STRING:
+            return _Literal(str(value), datatype=_NamedNode(str(value.datatype)))
+        return _Literal(str(value))
+    raise TypeError(f"cannot convert an rdflib {type(value).__name__}")
+
+
+def key_from_rdflib(value):
+    return key(from_rdflib(value))
+
+
+def to_rdflib(node):
+    """The rdflib term of a key or pyoxigraph term (triple terms have no rdflib form: None)."""
+    if type(node) is str:
+        return rdflib.BNode(node[2:]) if node.startswith("_:") else rdflib.URIRef(node)
+    if isinstance(node, _NamedNode):
+        return rdflib.URIRef(node.value)
+    if isinstance(node, _BlankNode):
+        return rdflib.BNode(node.value)
+    if isinstance(node, _Literal):
+        if node.language:
+            return rdflib.Literal(node.value, lang=node.language)
+        if node.datatype.value == XSD_STRING:
+            # rdflib keeps plain literals untyped; so must we, or sh:in misfires.
+            return rdflib.Literal(node.value)
+        # The lexical form as written: rdflib would otherwise rewrite "1"^^xsd:boolean as
+        # true and an ill-formed "none" as false, hiding the term a finding is about.
+        return rdflib.Literal(node.value, datatype=rdflib.URIRef(node.datatype.value), normalize=False)
+    return None
+
+
+def name(node) -> str:
+    """How a node is named in reports: keys, pyoxigraph terms and rdflib terms alike."""
+    if isinstance(node, str):
+        return node
+    if isinstance(node, _NamedNode):
+        return node.value
+    if isinstance(node, _BlankNode):
+        return f"_:{node.value}"
+    if isinstance(node, _Literal):
+        return node.value
+    if isinstance(node, _Triple):
+        return f"<<( {node.subject} {node.predicate} {node.object} )>>"
+    return str(node)
+
+
+@contextmanager
+def collector_paused():
+    """Pause the cyclic garbage collector: the index holds millions of objects and no
+    cycles, and each of the collector's full passes would walk all of them again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# ---------------------------------------------------------------------------
+# Where statements came from.
+# ---------------------------------------------------------------------------
+
+class Locator:
+    """Finds the line of a triple of the input; each loader gives the graph its own.
+
+    ``line(subject, predicate, object, runs, statements)`` gets pyoxigraph terms
+    (predicate and object None for "the subject's first line"), the statement
+    numbers that start the runs of the subject's triples and how many
+    statements were read. The default knows nothing.
+    """
+
+    def lines(self, wanted: set[tuple], runs: dict, statements: int) -> dict[tuple, int]:
+        return {}
+
+
+class KnownLines(Locator):
+    """Lines recorded while the input was read (formats parsed here: wire JSON, JSONL)."""
+
+    def __init__(self, lines: dict[tuple, int] | None = None):
+        self.known: dict[tuple, int] = lines if lines is not None else {}
+
+    def lines(self, wanted, runs, statements):
+        found = {k: self.known[k] for k in wanted if k in self.known}
+        subjects = {k[0] for k in wanted if k[1] is None}
+        if subjects:
+            first: dict = {}
+            for (s, _, _), line in self.known.items():
+                if s in subjects and line is not None and (s not in first or line < first[s]):
+                    first[s] = line
+            found.update({(s, None, None): line for s, line in first.items()})
+        return found
+
+
+# ---------------------------------------------------------------------------
+# The graph.
+# ---------------------------------------------------------------------------
+
+class TraceGraph:
+    """Subject -> predicate -> objects, asserted types split out, with its walks."""
+
+    def __init__(self, name: str = "<input>", locator: Locator | None = None) -> None:
+        self.name = name
+        self.locator = locator or Locator()
+        self.out: dict = {}
+        self.types: dict = {}
+        self._children: dict = defaultdict(list)  # object of prov:wasDerivedFrom -> subjects
+        # Sub-entities (Thoughts, selections) -> the entities that own them.
+        self.owners: dict = defaultdict(list)
+        self._inverse: dict | None = None
+        self._superclasses: dict | None = None
+        self._facts: dict = {}
+        # For line numbers: subject -> the number of its first statement, and for a subject whose
+        # triples are not all together, the numbers of the statements that start its later runs.
+        self.first_statement: dict = {}
+        self.later_runs: dict = {}
+        self.statements = 0
+        self._questions: set | None = None
+
+    # -------------------------------------------------------------- building
+
+    def add(self, s, p: str, o) -> None:
+        """Add one triple already in key form (add_quads inlines this for pyoxigraph quads)."""
+        props = self.out.get(s)
+        if props is None:
+            props = self.out[s] = {}
+        values = props.get(p)
+        if values is None:
+            props[p] = [o]
+        elif o in values:
+            return
+        else:
+            values.append(o)
+        self._invalidate()
+        if p == DERIVED:
+            self._children[o].append(s)
+        elif p in OWNING and type(o) is str:
+            self.owners[o].append(s)
+        if p == RDF_TYPE and type(o) is str:
+            kinds = self.types.get(s)
+            if kinds is None:
+                self.types[s] = {o}
+            else:
+                kinds.add(o)
+
+    def _invalidate(self) -> None:
+        self._inverse = self._superclasses = self._questions = None
+        if self._facts:
+            self._facts = {}
+
+    def add_quads(self, quads: Iterable) -> int:
+        """Add pyoxigraph quads (graph names are dropped); returns how many were read."""
+        out, types, intern, children, owners = self.out, self.types, _intern, self._children, self.owners
+        first, later = self.first_statement, self.later_runs
+        count = start = self.statements  # numbered across calls, as the lines of one input
+        last_subject = None
+        props: dict = {}
+        self._invalidate()
+        with collector_paused():
+            for s, p, o, _ in quads:
+                count += 1
+                # Emitters write an entity's triples together: reuse the last subject's slot.
+                kind = type(s)
+                k = s.value if kind is _NamedNode else "_:" + s.value if kind is _BlankNode else s
+                if k != last_subject:
+                    last_subject = k = intern(k) if kind is _NamedNode else k
+                    props = out.get(k)
+                    if props is None:
+                        props = out[k] = {}
+                        first[k] = count
+                    else:
+                        later.setdefault(k, []).append(count)
+                else:
+                    k = last_subject
+                p = intern(p.value)
+                kind = type(o)
+                if kind is _NamedNode:
+                    o = intern(o.value)
+                elif kind is _BlankNode:
+                    o = "_:" + o.value
+                values = props.get(p)
+                if values is None:
+                    props[p] = [o]
+                elif o in values:
+                    continue
+                else:
+                    values.append(o)
+                if p is DERIVED:
+                    children[o].append(k)
+                elif p in OWNING:
+                    if kind is _NamedNode:
+                        owners[o].append(k)
+                elif p is RDF_TYPE and kind is _NamedNode:
+                    kinds = types.get(k)
+                    if kinds is None:
+                        types[k] = {o}
+                    else:
+                        kinds.add(o)
+        self.statements = count
+        return count - start
+
+    # --------------------------------------------------------------- reading
+
+    def types_of(self, node) -> set:
+        if type(node) is _Triple:
+            return _STATEMENT_TYPES  # a triple term stands for an rdf:Statement
+        return self.types.get(node, _EMPTY)
+
+    def values(self, node, predicate: str):
+        props = self.out.get(node)
+        if props is None:
+            return _NONE
+        return props.get(predicate, _NONE)
+
+    def children(self, node):
+        """Nodes that derive from node."""
+        return self._children.get(node, _NONE)
+
+    def subjects(self, predicate: str, node):
+        """Subjects of (?, predicate, node): the inverse index, built on first use."""
+        if predicate is DERIVED or predicate == DERIVED:
+            return self._children.get(node, _NONE)
+        if self._inverse is None:
+            inverse: dict = {}
+            for s, props in self.out.items():
+                for p, objects in props.items():
+                    for o in objects:
+                        inverse.setdefault((p, o), []).append(s)
+            self._inverse = inverse
+        return self._inverse.get((predicate, node), _NONE)
+
+    def objects_of(self, predicate: str) -> list:
+        """Every object of predicate, in order of first use."""
+        seen: dict = {}
+        for props in self.out.values():
+            for o in props.get(predicate, _NONE):
+                seen.setdefault(o, None)
+        return list(seen)
+
+    def instances(self, cls: str) -> list:
+        """Nodes typed cls or a subclass of it (rdfs:subClassOf in the graph)."""
+        classes = {cls} | self.subclasses(cls)
+        return [n for n, kinds in self.types.items() if kinds & classes]
+
+    def subclasses(self, cls: str) -> set:
+        if SUBCLASS not in self._predicates():
+            return set()
+        found, stack = set(), [cls]
+        while stack:
+            for sub in self.subjects(SUBCLASS, stack.pop()):
+                if sub not in found:
+                    found.add(sub)
+                    stack.append(sub)
+        return found
+
+    def has_class(self, node, cls: str) -> bool:
+        """SHACL's class membership: rdf:type/rdfs:subClassOf* reaches cls."""
+        kinds = self.types_of(node)
+        if cls in kinds:
+            return True
+        if not kinds or SUBCLASS not in self._predicates():
+            return False
+        seen, stack = set(), list(kinds)
+        while stack:
+            current = stack.pop()
+            if current == cls:
+                return True
+            if current not in seen:
+                seen.add(current)
+                stack.extend(self.values(current, SUBCLASS))
+        return False
+
+    def _predicates(self) -> set:
+        return self.fact("predicates", lambda g: {p for props in g.out.values() for p in props})
+
+    def fact(self, name: str, compute: Callable):
+        """A whole-graph fact (the nodes on cycles, ...), computed once."""
+        if name not in self._facts:
+            self._facts[name] = compute(self)
+        return self._facts[name]
+
+    def triples(self) -> Iterator[tuple]:
+        for s, props in self.out.items():
+            for p, objects in props.items():
+                for o in objects:
+                    yield s, p, o
+
+    # ----------------------------------------------------------------- walks
+
+    def ancestors(self, node) -> set:
+        seen: set = set()
+        stack = list(self.values(node, DERIVED))
+        while stack:
+            current = stack.pop()
+            if current not in seen:
+                seen.add(current)
+                stack.extend(self.values(current, DERIVED))
+        return seen
+
+    def descendants(self, node) -> set:
+        seen: set = set()
+        stack = list(self.children(node))
+        while stack:
+            current = stack.pop()
+            if current not in seen:
+                seen.add(current)
+                stack.extend(self.children(current))
+        return seen
+
+    def on_cycles(self) -> set:
+        """Nodes that reach themselves through prov:wasDerivedFrom (computed once)."""
+        return self.fact("cycles", _nodes_on_cycles)
+
+    # ---------------------------------------------------------------- traces
+
+    @property
+    def questions(self) -> set:
+        if self._questions is None:
+            self._questions = {node for node, kinds in self.types.items() if QUESTION in kinds}
+        return self._questions
+
+    def parents(self, node):
+        """What node hangs under: what it derives from, and the entities that own it."""
+        yield from self.values(node, DERIVED)
+        owners = self.owners.get(node)
+        if owners:
+            yield from owners
+
+    def owned(self, node):
+        """The sub-entities node owns (its Thought, its edge and chunk selections)."""
+        props = self.out.get(node)
+        if props:
+            for predicate in OWNING:
+                for value in props.get(predicate, _NONE):
+                    if type(value) is str:
+                        yield value
+
+    def _traces(self) -> tuple[set, list, dict]:
+        """(nodes with a Question above them, the trace roots, node -> its trace's root), computed
+        once and in time linear in the graph, however long its chains and cycles."""
+        questions = self.questions
+        generated: dict = {}
+        for node, props in self.out.items():
+            for source in props.get(GENERATED, _NONE):
+                generated.setdefault(source, []).append(node)
+        below: set = set()
+        stack = [c for q in questions for c in self.children(q)]
+        while stack:
+            node = stack.pop()
+            if node not in below:
+                below.add(node)
+                stack.extend(self.children(node))
+        roots = sorted(q for q in questions if q not in below)
+        member: dict = {}
+
+        def spread(root) -> None:
+            stack = [root]
+            while stack:
+                node = stack.pop()
+                if node in member:
+                    continue
+                member[node] = root
+                stack.extend(self.children(node))
+                stack.extend(self.owned(node))
+                # Releases up to 2.2.12 chain some steps with prov:wasGeneratedBy: still the trace.
+                stack.extend(generated.get(node, _NONE))
+
+        for root in roots:
+            spread(root)
+        # A Question on a derivation cycle has a Question above it (itself), so it is no root; a
+        # cycle with no root above it is still a trace, named by its first Question.
+        for question in sorted(questions):
+            if question not in member:
+                roots.append(question)
+                spread(question)
+        return below, sorted(roots), member
+
+    def roots(self) -> list:
+        """One Question per trace: those that derive, transitively, from no other Question."""
+        return self.fact("traces", TraceGraph._traces)[1]
+
+    def root_of(self, node):
+        """The root Question of the trace node belongs to, else None."""
+        return self.fact("traces", TraceGraph._traces)[2].get(node)
+
+    def has_question_above(self, node) -> bool:
+        """node derives, transitively, from a Question (itself included, through a cycle)."""
+        return node in self.fact("traces", TraceGraph._traces)[0]
+
+    # ----------------------------------------------------------------- lines
+
+    def runs(self, node) -> list:
+        """Numbers of the statements that start the runs of node's triples."""
+        start = self.first_statement.get(node)
+        return ([start] if start is not None else []) + self.later_runs.get(node, [])
+
+    def lines(self, wanted: Iterable[tuple]) -> dict[tuple, int]:
+        """Line of each wanted (subject, predicate, object) of pyoxigraph terms; predicate and
+        object None for the subject's first line. Best effort: what the loader can tell."""
+        wanted = set(wanted)
+        if not wanted:
+            return {}
+        runs = {s: self.runs(key(s)) for s, _, _ in wanted}
+        return self.locator.lines(wanted, runs, self.statements)
+
+
+# ---------------------------------------------------------------------------
+# Answers: what a trace ends in.
+# ---------------------------------------------------------------------------
+
+def is_root_question(graph: "TraceGraph", node) -> bool:
+    """A Question that derives from no Question, itself included (through a cycle), as the SPARQL says."""
+    return node in graph.questions and not graph.has_question_above(node)
+
+
+def _agent_synthesis(graph: "TraceGraph", node) -> bool:
+    steps = (TG + "StepResult", TG + "Finding")
+    return any(s in graph.types_of(v) for v in graph.values(node, DERIVED) for s in steps)
+
+
+def terminal_answers(graph: "TraceGraph", root) -> set:
+    """The answers of the root's own kind that nothing derives from (found once per root)."""
+    memo = graph.fact("terminal answers", lambda graph: {})
+    found = memo.get(root)
+    if found is None:
+        found = memo[root] = _find_terminal_answers(graph, root)
+    return found
+
+
+def _find_terminal_answers(graph: "TraceGraph", root) -> set:
+    agent = TG + "AgentQuestion" in graph.types_of(root)
+    found = set()
+    for node in graph.descendants(root):
+        if graph.children(node):
+            continue
+        kinds = graph.types_of(node)
+        if agent:
+            if TG + "Conclusion" in kinds and not _sub_agent_answer(graph, node, root):
+                found.add(node)
+            elif TG + "Synthesis" in kinds and _agent_synthesis(graph, node):
+                found.add(node)
+        elif TG + "Synthesis" in kinds and not _agent_synthesis(graph, node):
+            found.add(node)
+    return found
+
+
+def _sub_agent_answer(graph: "TraceGraph", node, root) -> bool:
+    """A Conclusion below another agent Question than the root: a supervisor's sub-agent answered
+    it. (TrustGraph 2.11.1 derives a Finding from it, or, when it does not know the Conclusion,
+    from the Decomposition: then nothing derives from it, and it is still not the trace's answer.)"""
+    agent = TG + "AgentQuestion"
+    return any(a != root and agent in graph.types_of(a) for a in graph.ancestors(node))
+
+
+def answer_pattern(graph: "TraceGraph", node) -> str | None:
+    kinds = graph.types_of(node)
+    if TG + "Conclusion" in kinds:
+        return "react"
+    if TG + "Synthesis" in kinds:
+        sources = [graph.types_of(v) for v in graph.values(node, DERIVED)]
+        if any(TG + "StepResult" in k for k in sources):
+            return "plan-then-execute"
+        if any(TG + "Finding" in k for k in sources):
+            return "supervisor"
+    return None
+
+
+def _nodes_on_cycles(graph: TraceGraph) -> set:
+    """Tarjan's strongly connected components over prov:wasDerivedFrom, iteratively."""
+    on_cycle: set = set()
+    number: dict = {}
+    low: dict = {}
+    stack: list = []
+    on_stack: set = set()
+    counter = 0
+    for start, props in graph.out.items():
+        if start in number or DERIVED not in props:
+            continue
+        work = [(start, iter(props[DERIVED]))]
+        number[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for succ in successors:
+                if succ not in number:
+                    number[succ] = low[succ] = counter
+                    counter += 1
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(graph.values(succ, DERIVED))))
+                    advanced = True
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], number[succ])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == number[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in graph.values(node, DERIVED):
+                    on_cycle.update(component)
+    return on_cycle

@@ -1,0 +1,259 @@
+"""What every loader produces: an Input, and how it finds the lines of its triples.
+
+An :class:`Input` is a name for reports, a way to iterate its quads, and a
+:class:`~tgtrace.graph.Locator` the trace graph carries so that a finding's
+line is found without going back to the loader.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import pyoxigraph as ox
+
+from ..graph import KnownLines, Locator, TraceGraph
+
+RDF_FORMATS = {
+    "nquads": ox.RdfFormat.N_QUADS,
+    "ntriples": ox.RdfFormat.N_TRIPLES,
+    "turtle": ox.RdfFormat.TURTLE,
+    "trig": ox.RdfFormat.TRIG,
+    "jsonld": ox.RdfFormat.JSON_LD,
+    "rdfxml": ox.RdfFormat.RDF_XML,
+}
+LINE_FORMATS = {"nquads", "ntriples"}
+FORMAT_NAMES = {"nquads": "N-Quads", "ntriples": "N-Triples", "turtle": "Turtle", "trig": "TriG", "jsonld": "JSON-LD",
+                "rdfxml": "RDF/XML", "wire": "TrustGraph wire JSON", "jsonl": "explain stream (JSONL)",
+                "objects": "Python objects"}
+
+
+class InputError(Exception):
+    """Unreadable input: one line naming the file, the line and what is wrong."""
+
+    def __init__(self, name: str, line: int | None, problem: str):
+        self.name, self.line, self.problem = name, line, problem
+        where = f"{_printable(name)}:{line}" if line else _printable(name)
+        super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self):
+        # Raised in -j worker processes: it must cross back to the parent intact.
+        return (InputError, (self.name, self.line, self.problem))
+
+
+def _printable(name: str) -> str:
+    """A file name as one printable line: control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
+
+
+@dataclass
+class Input:
+    """One input ready to lint."""
+
+    name: str
+    format: str
+    _quads: Callable[[], Iterator[ox.Quad]]
+    # Lines of triples, known up front for formats parsed here (wire JSON).
+    _lines: dict[tuple, int] | None = None
+    text: bytes | None = None
+    path: Path | None = None
+    size: int = 0
+    extra: dict = field(default_factory=dict)
+    # Called with the number of bytes read so far, where the format is streamed from disk.
+    progress: Callable[[int], None] | None = None
+    # For explain streams: the events, one (line, quads) at a time, so traces can be linted as they end.
+    events: Callable[[], Iterator[tuple[int, list]]] | None = None
+
+    def quads(self) -> Iterator[ox.Quad]:
+        """The quads; iterate them inside ``with input.reading():`` to get InputError for bad input."""
+        return self._quads()
+
+    @contextmanager
+    def reading(self):
+        """Turns the parser's errors into an InputError naming this input (and the line)."""
+        try:
+            yield
+        except SyntaxError as exc:
+            raise InputError(self.name, exc.lineno, _syntax_message(exc)) from None
+        except (ValueError, OSError) as exc:
+            raise InputError(self.name, None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+        except MemoryError:
+            # pyoxigraph's parsers stop at a token (a literal, an IRI) longer than their buffer.
+            raise InputError(self.name, None, "a single token (literal or IRI) is too long to parse "
+                                              "(pyoxigraph reads at most 16 MiB per token)") from None
+        except RecursionError:
+            raise InputError(self.name, None, "nested too deeply to parse") from None
+
+    def graph(self) -> TraceGraph:
+        """The input as a trace graph, carrying what it takes to find a triple's line."""
+        graph = TraceGraph(self.name, self.locator())
+        with self.reading():
+            graph.add_quads(self.quads())
+        if not graph.statements:
+            # A gate that passes an empty capture (or the error page saved in its place) is worse than none.
+            raise InputError(self.name, None, f"holds no triples ({FORMAT_NAMES.get(self.format, self.format)} read)")
+        return graph
+
+    def locator(self) -> Locator:
+        if self._lines is not None:
+            return KnownLines(self._lines)
+        if self.format in LINE_FORMATS:
+            return _LineLocator(self.text, self.path, self.format)
+        return _SubjectTextLocator(self.text, self.path)
+
+
+class _LineLocator(Locator):
+    """N-Quads and N-Triples: one statement on each line (usually), subject first.
+
+    Called only for triples that findings name, so a clean run never pays for
+    line bookkeeping. When every line holds one statement, the statement
+    numbers the graph recorded for the runs of each subject are lines, and
+    only the runs of the subjects named are read again; otherwise the file is
+    scanned line by line (never held whole).
+    """
+
+    def __init__(self, text: bytes | None, path: Path | None, fmt: str):
+        self.text, self.path, self.format = text, path, fmt
+
+    def lines(self, wanted, runs, statements):
+        if self._line_count() == statements:
+            return self._in_runs(wanted, runs)
+        with self._line_iterator() as lines:
+            return _locate_line_based(lines, wanted, self.format)
+
+    def _line_count(self) -> int | None:
+        """Lines of the input, the last one counted even without a newline."""
+        if self.text is not None:
+            data = self.text
+            return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        if self.path is None:
+            return None
+        count, last = 0, b"\n"
+        with open(self.path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                count += chunk.count(b"\n")
+                last = chunk[-1:]
+        return count + (0 if last == b"\n" else 1)
+
+    @contextmanager
+    def _line_iterator(self):
+        """The input's lines, from a file object when on disk so that skipping lines runs in C."""
+        if self.text is not None:
+            yield iter(self.text.split(b"\n"))
+        elif self.path is not None:
+            with open(self.path, "rb") as handle:
+                yield handle
+        else:
+            yield iter(())
+
+    def _in_runs(self, wanted: set[tuple], runs: dict) -> dict[tuple, int]:
+        """A subject's line is the first of its first run; a triple's is found by reading its subject's runs."""
+        found: dict[tuple, int] = {}
+        exact: dict = {}
+        for key in wanted:
+            starts = runs.get(key[0])
+            if not starts:
+                continue
+            found[(key[0], None, None)] = min(starts)
+            if key[1] is not None:
+                exact.setdefault(key[0], set()).add(key)
+        if not exact:
+            return found
+        rdf_format = RDF_FORMATS[self.format]
+        with self._line_iterator() as lines:
+            number, raw = 0, None  # the last line read, and its number
+            for start, subject in sorted(((n, s) for s in exact for n in runs[s]), key=lambda run: run[0]):
+                keys = exact[subject]
+                if start < number:
+                    continue  # a guard: runs of different subjects never overlap
+                if start > number:
+                    raw = next(islice(lines, start - number - 1, None), None)
+                    number = start
+                head = _ntriples_token(subject).encode() + b" "
+                while raw is not None and raw.startswith(head):
+                    try:
+                        quad = next(iter(ox.parse(raw, format=rdf_format)))
+                    except (SyntaxError, StopIteration, ValueError):
+                        quad = None
+                    if quad is not None:
+                        triple = (quad.subject, quad.predicate, quad.object)
+                        if triple in keys and triple not in found:
+                            found[triple] = number
+                    raw = next(lines, None)
+                    number += 1
+        return found
+
+
+class _SubjectTextLocator(Locator):
+    """Turtle, TriG, JSON-LD and RDF/XML can spread a triple over many lines and abbreviate
+    IRIs; the first line that spells the subject out is close enough."""
+
+    def __init__(self, text: bytes | None, path: Path | None):
+        self.text, self.path = text, path
+
+    def lines(self, wanted, runs, statements):
+        data = self.text if self.text is not None else (self.path.read_bytes() if self.path is not None else None)
+        if data is None:
+            return {}
+        return _locate_by_subject_text(data, wanted)
+
+
+def _syntax_message(exc: SyntaxError) -> str:
+    message = str(exc.msg if hasattr(exc, "msg") else exc)
+    # pyoxigraph prefixes the position, which the caller already prints.
+    for marker in (": ",):
+        if message.startswith("Parser error") and marker in message:
+            message = message.split(marker, 1)[1]
+    return message
+
+
+def _locate_line_based(lines: Iterable[bytes], wanted: set[tuple], fmt: str) -> dict[tuple, int]:
+    """Lines of wanted triples, and of each (subject, None, None): the subject's first line."""
+    tokens: dict[bytes, list[tuple]] = {}
+    for key in wanted:
+        tokens.setdefault(_ntriples_token(key[0]).encode(), []).append(key)
+    exact = {key for key in wanted if key[1] is not None}
+    found: dict[tuple, int] = {}
+    rdf_format = RDF_FORMATS[fmt]
+    for number, raw in enumerate(lines, start=1):
+        # N-Quads and N-Triples put one statement on a line, subject first.
+        head = raw.split(None, 1)
+        keys = tokens.get(head[0]) if head else None
+        if not keys:
+            continue
+        subject_key = (keys[0][0], None, None)
+        if subject_key not in found:
+            found[subject_key] = number
+        if exact.isdisjoint(keys):
+            continue
+        try:
+            quad = next(iter(ox.parse(raw, format=rdf_format)))
+        except (SyntaxError, StopIteration, ValueError):
+            continue
+        triple = (quad.subject, quad.predicate, quad.object)
+        if triple in exact and triple not in found:
+            found[triple] = number
+    return found
+
+
+def _ntriples_token(term) -> str:
+    if isinstance(term, ox.NamedNode):
+        return f"<{term.value}>"
+    return str(term)
+
+
+def _locate_by_subject_text(data: bytes, wanted: set[tuple]) -> dict[tuple, int]:
+    # Turtle, TriG, JSON-LD and RDF/XML can spread a triple over many lines and
+    # abbreviate IRIs; the first line that spells the subject out is close enough.
+    text = data.decode("utf-8", "replace")
+    found = {}
+    for key in wanted:
+        subject = key[0]
+        needle = subject.value if isinstance(subject, ox.NamedNode) else str(subject)
+        pos = text.find(needle)
+        if pos >= 0:
+            found[key] = text.count("\n", 0, pos) + 1
+    return found
