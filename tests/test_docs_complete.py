@@ -196,3 +196,25 @@ def test_generated_pages_are_not_committed():
     generated = ["classes", "rules", "predicates.md", "namespaces.md", "cli.md", "patterns/index.md"]
     present = [g for g in generated if (ROOT / "docs" / g).exists()]
     assert not present, f"generated pages must not be kept under docs/: {present}"
+
+
+def test_trace_models_page_shows_every_model_and_release(site, pages):
+    """"Trace models by release": each generation the linter names, each example release with the
+    trace model the linter infers for it, and each compared pattern drawn in every model that has it."""
+    from tgtrace.generations import GENERATIONS
+
+    page = pages.get("releases.html")
+    assert page is not None, "no Trace models by release page"
+    text = _text(page)
+    for generation in GENERATIONS:
+        assert f"TrustGraph {generation.releases}" in text, generation.releases
+    folders = sorted(p.name for p in (ROOT / "examples" / "releases").iterdir() if p.is_dir())
+    assert folders
+    for folder in folders:
+        assert f"examples/releases/{folder}/" in text or f" {folder} " in f" {text} ", folder
+    html = (site / "releases.html").read_text(encoding="utf-8")
+    graph_rag = html[html.index('id="graphrag"'):html.index('id="document-rag"')]
+    # One drawing per trace model: every release line writes GraphRAG.
+    assert graph_rag.count("<svg") == len(GENERATIONS)
+    # Older traces link steps by prov:wasGeneratedBy; the drawings show it.
+    assert "prov:wasGeneratedBy" in graph_rag

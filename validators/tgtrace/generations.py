@@ -30,22 +30,34 @@ class Generation:
     name: str  # how reports name it
     first: str  # the first release that writes it
     last: str | None  # the last release that writes it (None: still current)
+    changes: str = ""  # what its first release changed, as the releases' builders show it
 
     @property
     def releases(self) -> str:
         return f"{self.first} to {self.last}" if self.last else f"{self.first} and later"
 
 
-# From the releases' builders (examples/releases/ holds a trace of each): 2.1.22 adds the
-# Grounding and tg:Answer; 2.2.13 makes the Question a prov:Entity and links every step with
-# prov:wasDerivedFrom; 2.6.4 types the GraphRAG edge selection (tg:EdgeSelection); 2.6.9 adds
-# the Document RAG Focus with tg:ChunkSelection.
+# From the releases' builders (examples/releases/ holds traces of each).
 GENERATIONS = (
-    Generation(1, "2.1", "2.1.x", "2.1.16"),
-    Generation(2, "2.1.22", "2.1.22", "2.2.12"),
-    Generation(3, "2.2.13", "2.2.13", "2.6.3"),
-    Generation(4, "2.6.4", "2.6.4", "2.6.8"),
-    Generation(5, "2.6.9", "2.6.9", None),
+    Generation(1, "2.1", "2.1.x", "2.1.16",
+               "Questions typed prov:Activity; no Grounding: the Exploration is prov:wasGeneratedBy the "
+               "Question; untyped edge selections; no tg:Answer; the thought, observation and answer are "
+               "literals on the Analysis and Conclusion; Document RAG may write its answer inline (tg:content)."),
+    Generation(2, "2.1.22", "2.1.22", "2.2.12",
+               "A Grounding between the Question and the Exploration; the tg:Answer mixin; Thought and "
+               "Observation become entities of their own, prov:wasGeneratedBy their Analysis; the first "
+               "step is prov:wasGeneratedBy the Question; the agent orchestrator's plan-then-execute and "
+               "supervisor (2.2) write their sub-agents as separate traces."),
+    Generation(3, "2.2.13", "2.2.13", "2.6.3",
+               "Every link is prov:wasDerivedFrom; Questions are prov:Entity; tg:ToolUse; a standalone "
+               "Observation after each Analysis; a tool's GraphRAG run derives from the agent step that "
+               "called it. Later releases add the PatternDecision, step numbers, durations, tokens and "
+               "termination reasons without changing the chain (2.6.8 writes them all)."),
+    Generation(4, "2.6.4", "2.6.4", "2.6.8",
+               "GraphRAG edge selections typed tg:EdgeSelection (with tg:concept and tg:score), quoted edges "
+               "keep literal objects as literals."),
+    Generation(5, "2.6.9", "2.6.9", None,
+               "The Document RAG Focus with its tg:ChunkSelection entities when a reranker runs."),
 )
 BY_NUMBER = {g.number: g for g in GENERATIONS}
 NEWEST = GENERATIONS[-1].number

@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 
-from .traces import DERIVED, PROV_ENTITY, TG, Trace, iri_tail
+from .traces import DERIVED, GENERATED, PROV_ENTITY, TG, Trace, iri_tail
 
 FONT = "Helvetica,Arial,sans-serif"
 # Colours follow the site theme's indigo palette, so diagrams read as part of the page.
@@ -66,7 +66,8 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
         f"  node {_attrs({'fontname': FONT, 'fontsize': '11', 'margin': '0.12,0.05'})};",
         f"  edge {_attrs({'fontname': FONT, 'fontsize': '9', 'color': '#455a64', 'fontcolor': '#455a64'})};",
     ]
-    derived_nodes = {s for s, p, o in trace.links if p == DERIVED}
+    # Before 2.2.13 some steps are linked by prov:wasGeneratedBy: drawn as a chain link too, dashed.
+    derived_nodes = {n for s, p, o in trace.links if p in (DERIVED, GENERATED) for n in (s, o)}
     # Activities and agents (extraction provenance) would double the drawing;
     # each entity names the component that produced it instead.
     hidden = {n for n, types in trace.types.items() if not any(t.startswith(TG) or t == PROV_ENTITY for t in types)}
@@ -99,6 +100,10 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
             continue
         if p == DERIVED:
             lines.append(f"  {ids[o]} -> {ids[s]} {_attrs({'dir': 'back', 'tooltip': f'{s} prov:wasDerivedFrom {o}'})};")
+        elif p == GENERATED:
+            lines.append(f"  {ids[o]} -> {ids[s]} " + _attrs({
+                "dir": "back", "style": "dashed", "label": " prov:wasGeneratedBy",
+                "tooltip": f"{s} prov:wasGeneratedBy {o}"}) + ";")
         else:
             name = p.rsplit("/", 1)[-1].rsplit("#", 1)[-1]
             prefix = "tg:" if p.startswith(TG) else "prov:" if "prov#" in p else ""

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from .context import Context, SiteError
-from .pages import classes, cli, components, namespaces, patterns, predicates, rules
+from .pages import classes, cli, components, namespaces, patterns, predicates, releases, rules
 
 _DIRECTIVE = re.compile(r"<!--\s*tgdocs:([a-z-]+)((?:\s+[^\s>]+)*)\s*-->")
 DIRECTIVES = {**classes.DIRECTIVES, **patterns.DIRECTIVES, **rules.DIRECTIVES}
@@ -39,6 +39,7 @@ class Site:
         if not self.context.traces:
             problems.append(f"no example traces (*.nq) under {self.context.examples_dir}")
         problems += patterns.check(self.context)
+        problems += releases.check(self.context)
         if problems:
             raise SiteError("; ".join(problems))
 
@@ -52,6 +53,7 @@ class Site:
             **patterns.pages(context),
             **rules.pages(context, lint, render),
             **components.pages(context),
+            **releases.pages(context),
         }
         if cli_main is not None:
             pages.update(cli.pages(context, cli_main))

@@ -19,6 +19,8 @@ from tgtrace.namespaces import PROV, RDF, RDFS, TG, XSD
 
 RDF_TYPE = RDF + "type"
 DERIVED = PROV + "wasDerivedFrom"
+GENERATED = PROV + "wasGeneratedBy"  # how releases before 2.2.13 link several steps
+CHAIN_LINKS = (DERIVED, GENERATED)
 PROV_ENTITY = PROV + "Entity"
 
 # Prefixes used in the Turtle the site shows; only those a snippet uses are declared.
@@ -158,8 +160,8 @@ class Trace:
         emitted = list(self.types)
         before: dict[str, set[str]] = {node: set() for node in emitted}
         for s, p, o in self.links:
-            if p == DERIVED:
-                before[s].add(o)  # a derived entity comes after its source
+            if p in CHAIN_LINKS:
+                before[s].add(o)  # a derived (or generated) entity comes after its source
             else:
                 before[o].add(s)  # a detail comes after the entity that points to it
         ordered: list[str] = []
