@@ -68,7 +68,12 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult
     result = InputResult(graph.name, triples=graph.statements)
     models = infer(graph)
     result.findings = _findings(graph, hits, settings, models)
-    result.traces = {tg.name(root): graph.name for root in graph.roots()}
+    roots = graph.roots()
+    if graph.locator.spans_parts:
+        where = graph.places((tg.term(root), None, None) for root in roots)
+        result.traces = {tg.name(root): where.get((tg.term(root), None, None), (graph.name,))[0] for root in roots}
+    else:
+        result.traces = {tg.name(root): graph.name for root in roots}
     result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
     kinds = _kinds(graph)
     result.terms = _terms_used(kinds)
@@ -102,20 +107,22 @@ def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None =
         if path is not None and value is not None and value in graph.values(focus, path):
             wanted.append((tg.term(focus), ox.NamedNode(path), tg.term(value)))
         wanted.append((tg.term(focus), None, None))
-    lines = graph.lines(wanted) if unique else {}
+    places = graph.places(wanted) if unique else {}
     findings = []
     for code, focus, path, value in unique:
         rule = rules[code]
-        line = None
+        place = None
         if path is not None and value is not None:
-            line = lines.get((tg.term(focus), ox.NamedNode(path), tg.term(value)))
-        if line is None:
-            line = lines.get((tg.term(focus), None, None))
+            place = places.get((tg.term(focus), ox.NamedNode(path), tg.term(value)))
+        if place is None:
+            place = places.get((tg.term(focus), None, None))
+        # In one capture cut into parts, the part that holds the triple.
+        file, line = place if place is not None else (graph.name, None)
         root = graph.root_of(focus)
         severity, message = _aged(rule, rule.severity, _message(rule, path, value),
                                   (models or {}).get(root), settings)
         finding = settings.finding(Finding(
-            file=graph.name,
+            file=file,
             line=line,
             rule=code,
             severity=severity,
@@ -189,6 +196,23 @@ def lint_input(source: Input, settings: Settings = DEFAULTS) -> Iterator[InputRe
     yield result
 
 
+def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Iterator[InputResult]:
+    """The inputs as the parts of one capture: read into one graph, so that a trace cut across
+    parts is linted whole; each finding names the part (and its line) that holds its triple."""
+    parts = tg.Parts()
+    graph = TraceGraph(items[0].name, parts)
+    with tg.collector_paused():
+        for item in items:
+            start = graph.statements
+            with item.reading():
+                graph.add_quads(item.quads())
+            if graph.statements == start:
+                raise item.no_triples()
+            parts.add(item.name, item.locator(), start, graph.statements - start)
+            yield InputResult(item.name)  # each part is a file of the report
+        yield check_graph(graph, settings)
+
+
 def _lint_stream(source: Input, settings: Settings) -> Iterator[InputResult]:
     """An explain stream, linted trace by trace as each one completes."""
     linter = StreamLinter(source.name)
@@ -216,6 +240,12 @@ def iter_results(*sources, settings: Settings = DEFAULTS,
     """Each input's results, as they complete."""
     if settings.engine not in ENGINES:
         raise ValueError(f"unknown engine {settings.engine!r} (choose {' or '.join(ENGINES)})")
+    if settings.one_capture:
+        items = [item for source in sources
+                 for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout)]
+        if items:
+            yield from lint_capture(items, settings)
+        return
     files = [p for s in sources if isinstance(s, (str, os.PathLike)) and str(s) != "-"
              for p in expand_paths([str(s)])]
     if settings.jobs > 1 and len(files) > 1:
@@ -238,11 +268,13 @@ def iter_results(*sources, settings: Settings = DEFAULTS,
 def settings_of(settings: Settings | None = None, *, select: Sequence[str] | None = None,
                 ignore: Sequence[str] | None = None, severities: dict | None = None, fail_on=None,
                 engine: str | None = None, input_format: str | None = None, jobs: int | None = None,
-                allow_empty: bool | None = None, target_version: str | None = None) -> Settings:
+                allow_empty: bool | None = None, target_version: str | None = None,
+                one_capture: bool | None = None) -> Settings:
     """``settings`` (default: the defaults) with the keyword options the Python API takes."""
     return (settings or DEFAULTS).merge(select=select, ignore=ignore, severity=severities, fail_on=fail_on,
                                         engine=engine, input_format=input_format, jobs=jobs,
-                                        allow_empty=allow_empty, target_version=target_version)
+                                        allow_empty=allow_empty, target_version=target_version,
+                                        one_capture=one_capture)
 
 
 def iter_findings(*sources, settings: Settings | None = None, **options) -> Iterator[Finding]:
@@ -266,11 +298,13 @@ def lint(*sources, settings: Settings | None = None,
     Each source is a path (file or directory), "-" for standard input, a file
     object, an rdflib Graph or Dataset, a list of wire-format dicts or explain
     events, or a list of TrustGraph ``Triple`` objects. Each input is linted on
-    its own: a link to an entity in another file is reported as dangling.
+    its own: a link to an entity in another file is reported as dangling;
+    with ``one_capture`` the inputs are the parts of one capture, and a trace
+    cut across them is linted whole.
 
     ``settings`` (a :class:`tgtrace.settings.Settings`) or the keyword options
-    select, ignore, severities, fail_on, engine, input_format, jobs and
-    allow_empty say what is checked. ``progress`` is called as
+    select, ignore, severities, fail_on, engine, input_format, jobs,
+    allow_empty, target_version and one_capture say what is checked. ``progress`` is called as
     progress(name, bytes_done, bytes_total) while files are read.
 
     Raises :class:`tgtrace.loaders.InputError` for unreadable input, and

@@ -159,6 +159,9 @@ def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Ou
               help="Append a Markdown summary to this file (- for standard output). "
               "Default: $GITHUB_STEP_SUMMARY when set.")
 @click.option("--no-summary", is_flag=True, help="Write no Markdown summary, not even to $GITHUB_STEP_SUMMARY.")
+@click.option("--one-capture", is_flag=True, default=None,
+              help="The inputs are parts of one capture (a rotated or cut export): a trace cut across them is "
+              "linted whole, and findings name the part and line that hold their triple.")
 @click.option("--allow-empty", is_flag=True,
               help="Pass a run whose inputs hold no trace (by default that is an input error, exit 2).")
 @click.option("--max-stdin-size", "max_stdin", type=click.IntRange(1), default=None, metavar="BYTES",
@@ -180,6 +183,7 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
     flags["select"] = _split(flags["select"]) or None
     flags["ignore"] = _split(flags["ignore"]) or None
     flags["allow_empty"] = flags["allow_empty"] or None
+    flags["one_capture"] = flags["one_capture"] or None
     output = _output(fmt, color, output_file, statistics, summary_file, no_summary)
     settings = config.resolve(config_file, no_config, output=output, **flags)
     refuse_inputs({"-o": output.file, "--summary": output.summary, "--write-baseline": settings.write_baseline},

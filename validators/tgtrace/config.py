@@ -41,6 +41,7 @@ KEYS = {
     "baseline": "baseline file; findings recorded in it do not fail the run",
     "min-coverage": "lowest percentage of ontology terms the traces must exercise",
     "engine": "fast or shacl",
+    "one-capture": "true: the inputs are parts of one capture, and a trace cut across them is linted whole",
     "target-version": "the oldest TrustGraph release whose traces are accepted (\"2.11\"); older traces' findings of "
                       "rules their release did not meet are errors",
 }
@@ -89,6 +90,10 @@ def parse(data: dict, source: str) -> Settings:
         options["min_coverage"] = float(value)
     if "target-version" in data:
         options["target_version"] = target_version(data["target-version"], f"{where}: target-version")
+    if "one-capture" in data:
+        if not isinstance(data["one-capture"], bool):
+            raise SettingsError(f"{where}: one-capture: expected true or false, got {data['one-capture']!r}")
+        options["one_capture"] = data["one-capture"]
     if "engine" in data:
         if data["engine"] not in ENGINES:
             raise SettingsError(f"{where}: engine: expected one of {', '.join(ENGINES)}, got {data['engine']!r}")

@@ -151,8 +151,15 @@ class Locator:
     statements were read. The default knows nothing.
     """
 
+    # Whether the graph holds several files (the parts of one capture).
+    spans_parts = False
+
     def lines(self, wanted: set[tuple], runs: dict, statements: int) -> dict[tuple, int]:
         return {}
+
+    def places(self, wanted: set[tuple], runs: dict, statements: int, name: str) -> dict[tuple, tuple[str, int]]:
+        """(file, line) of each wanted triple: the graph's own file, unless the graph spans parts."""
+        return {k: (name, line) for k, line in self.lines(wanted, runs, statements).items()}
 
 
 class KnownLines(Locator):
@@ -171,6 +178,52 @@ class KnownLines(Locator):
                     first[s] = line
             found.update({(s, None, None): line for s, line in first.items()})
         return found
+
+
+class Parts(Locator):
+    """The parts of one capture read into one graph, one after the other: each part's
+    statements are numbered on from the last part's, and each part keeps its own locator.
+    A triple's place is the first part (in input order) that finds it, at its line there."""
+
+    spans_parts = True
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, Locator, int, int]] = []  # name, locator, first statement - 1, count
+
+    def add(self, name: str, locator: Locator, start: int, count: int) -> None:
+        self.parts.append((name, locator, start, count))
+
+    def places(self, wanted, runs, statements, name):
+        found: dict = {}
+        for part, locator, start, count in self.parts:
+            # Only the runs that start inside this part, renumbered as the part's own statements.
+            own = {s: [n - start for n in numbers if start < n <= start + count] for s, numbers in runs.items()}
+            asked = {k for k in wanted if k not in found and own.get(k[0])}
+            if asked:
+                for k, line in locator.lines(asked, own, count).items():
+                    found.setdefault(k, (part, line))
+        return found
+
+
+class KnownPlaces(Locator):
+    """(part, line) of each triple, recorded while the parts were read (a cluster's trace pieces);
+    a subject's place is its earliest triple's, in input order."""
+
+    spans_parts = True
+
+    def __init__(self, names: list[str], known: dict[tuple, tuple[int, int]]):
+        self.names, self.known = names, known  # known: triple -> (part index, line)
+
+    def places(self, wanted, runs, statements, name):
+        found = {k: self.known[k] for k in wanted if k in self.known}
+        subjects = {k[0] for k in wanted if k[1] is None}
+        if subjects:
+            first: dict = {}
+            for (s, _, _), place in self.known.items():
+                if s in subjects and (s not in first or place < first[s]):
+                    first[s] = place
+            found.update({(s, None, None): place for s, place in first.items()})
+        return {k: (self.names[part], line) for k, (part, line) in found.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -483,6 +536,15 @@ class TraceGraph:
             return {}
         runs = {s: self.runs(key(s)) for s, _, _ in wanted}
         return self.locator.lines(wanted, runs, self.statements)
+
+    def places(self, wanted: Iterable[tuple]) -> dict[tuple, tuple[str, int]]:
+        """(file, line) of each wanted triple, as :meth:`lines`; the file is the graph's own
+        unless it holds the parts of one capture."""
+        wanted = set(wanted)
+        if not wanted:
+            return {}
+        runs = {s: self.runs(key(s)) for s, _, _ in wanted}
+        return self.locator.places(wanted, runs, self.statements, self.name)
 
 
 # ---------------------------------------------------------------------------

@@ -147,6 +147,10 @@ class Settings:
     target_version: str | None = None
     # A run that finds no trace fails unless this is set.
     allow_empty: bool = False
+    # The inputs are parts of one capture (a rotated or cut export): traces are found across them.
+    one_capture: bool = False
+    # Where a run is spread over a cluster: a Dask scheduler ("tcp://host:8786") or "local:N" (None: here).
+    cluster: str | None = None
     # Standard input longer than this is an input error (a runaway producer, /dev/zero).
     max_stdin: int = 1 << 30
     # Seconds standard input may send nothing before it is given up.

@@ -44,6 +44,11 @@ class InputError(Exception):
         return (InputError, (self.name, self.line, self.problem))
 
 
+def no_triples(name: str, fmt: str) -> InputError:
+    """The error of an input from which no triple was read."""
+    return InputError(name, None, f"holds no triples ({FORMAT_NAMES.get(fmt, fmt)} read)")
+
+
 def _printable(name: str) -> str:
     """A file name as one printable line: control characters escaped."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
@@ -94,8 +99,11 @@ class Input:
             graph.add_quads(self.quads())
         if not graph.statements:
             # A gate that passes an empty capture (or the error page saved in its place) is worse than none.
-            raise InputError(self.name, None, f"holds no triples ({FORMAT_NAMES.get(self.format, self.format)} read)")
+            raise self.no_triples()
         return graph
+
+    def no_triples(self) -> InputError:
+        return no_triples(self.name, self.format)
 
     def locator(self) -> Locator:
         if self._lines is not None:
