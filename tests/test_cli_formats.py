@@ -31,7 +31,7 @@ from tgtrace.namespaces import TG
 from tgtrace.rules import all_rules
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github", "markdown"])
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github", "gitlab", "markdown"])
 def test_every_format_on_clean_and_faulty_traces(traces, fmt):
     code, clean, _ = cli("lint", "--format", fmt, "traces/graph-rag.nq", "traces/graph-rag.json")
     assert code == 0

@@ -468,6 +468,7 @@ def test_gitlab_template_job():
     assert job["image"].startswith("python:3.")
     assert job["artifacts"]["when"] == "always"
     assert job["artifacts"]["reports"]["junit"] == "tg-trace.xml"
+    assert job["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
     assert any("trustgraph-ontology==${TG_TRACE_VERSION}" in line for line in job["script"])
 
 
@@ -484,3 +485,6 @@ def test_gitlab_template_script_logs_reports_and_fails(tmp_path, fail_on, status
     assert "T004" in result.stdout
     report = (tmp_path / "tg-trace.xml").read_text()
     assert "<testsuite" in report and ("<failure" in report) == bool(status)
+    # The merge request's inline findings: every finding, whatever fails the job.
+    quality = json.loads((tmp_path / "gl-code-quality-report.json").read_text())
+    assert [(i["check_name"], i["location"]["path"]) for i in quality] == [("T004", "legacy-react-one-shot.nq")]

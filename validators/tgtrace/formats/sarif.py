@@ -32,7 +32,7 @@ def _file_uri(path: str) -> str:
     return quote(path, safe="/")
 
 
-def _fingerprint(finding: Finding, path: str | None, occurrence: int) -> str:
+def fingerprint(finding: Finding, path: str | None, occurrence: int) -> str:
     # The file is part of the identity (the same trace committed as .nq and .json is two
     # alerts, not one), and so are the predicate and value and, for exact repeats, their
     # count: code scanning merges results whose fingerprints are equal.
@@ -104,7 +104,7 @@ def _result(finding: Finding, index: int, path: str | None, occurrence: int, tra
         "level": LEVELS[finding.severity],
         "message": {"text": f"{finding.message} ({finding.focus})"},
         "locations": [_location(finding, path)],
-        "partialFingerprints": {FINGERPRINT_KEY: _fingerprint(finding, path, occurrence)},
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding, path, occurrence)},
         "properties": properties,
     }
 
