@@ -15,11 +15,12 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-from . import api, config, selfcheck
+from . import api, config, explore, selfcheck
 from .baseline import Baseline, BaselineError
 from .explain import explain_rule, list_rules
 from .files import OutputError, refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit
+from .formats import views as view_formats
 from .formats.common import plural
 from .loaders import INPUT_FORMATS, InputError, expand_paths
 from .model import Report
@@ -247,6 +248,118 @@ def rule(code) -> None:
 def rules() -> None:
     """List every rule with its code, family, severity and summary."""
     click.echo(list_rules())
+
+
+# ---------------------------------------------------------------- viewing traces
+
+def _view_settings(config_file, no_config):
+    return config.resolve(config_file, no_config)
+
+
+def _views(paths, trace, config_file, no_config) -> tuple[list, object]:
+    settings = _view_settings(config_file, no_config)
+    only = (lambda iri: explore.matches(iri, trace)) if trace else None
+    views = explore.explore(*paths, settings=settings, only=only)
+    if trace and not views:
+        raise UsageProblem(f"{', '.join(paths)}: no trace matches {trace!r} ('tg-trace list' shows the traces)")
+    return views, settings
+
+
+def _exit_for(views, settings) -> None:
+    """The exit contract: 1 when a shown trace has a finding at or above --fail-on."""
+    fail_on = settings.fail_on
+    failed = fail_on is not None and any(f.severity >= fail_on for v in views for f in v.findings)
+    sys.exit(1 if failed else 0)
+
+
+def _write(text: str, output_file: str | None) -> None:
+    if output_file and output_file != "-":
+        write_atomic(output_file, text + "\n")
+    else:
+        click.echo(text)
+
+
+_CONFIG_OPTIONS = (
+    click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+                 help="Configuration file for the rules whose findings are shown (as for lint)."),
+    click.option("--no-config", is_flag=True, help="Read no configuration file."),
+)
+
+
+def _config_options(command):
+    for option in reversed(_CONFIG_OPTIONS):
+        command = option(command)
+    return command
+
+
+_SORTS = {
+    "started": lambda v: v.started or "",
+    "steps": lambda v: v.step_count,
+    "findings": lambda v: (v.counts()["error"], v.counts()["warning"], v.counts()["info"]),
+    "llm": lambda v: v.llm_ms or 0,
+    "tool": lambda v: v.tool_ms or 0,
+    "tokens": lambda v: (v.tokens_in or 0) + (v.tokens_out or 0),
+    "pattern": lambda v: v.pattern,
+    "trace": lambda v: v.trace,
+}
+
+
+@main.command(name="list")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              help="text: a table; json: one object per trace (trace, pattern, question, started, steps, ...).")
+@click.option("--pattern", "patterns", multiple=True, type=click.Choice(explore.PATTERNS),
+              help="Only traces of this pattern (repeatable).")
+@click.option("--has-findings", is_flag=True, help="Only traces with at least one finding.")
+@click.option("--since", metavar="DATE", default=None,
+              help="Only traces started at or after this ISO date or time (2026-08-05, 2026-08-05T10:00).")
+@click.option("--sort", "sort_key", type=click.Choice(list(_SORTS)), default="started", show_default=True,
+              help="Order of the rows.")
+@click.option("--reverse", is_flag=True, help="Reverse the order.")
+@click.option("--color/--no-color", default=None, help="Colour the table. Default: on a terminal.")
+@_config_options
+def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, color, config_file, no_config) -> None:
+    """One row per trace of the files (sub-agents and tool sub-traces counted in their parent):
+    pattern, trace model, question, start, steps, LLM and tool time, tokens, models, termination,
+    whether it was answered, and findings per severity.
+
+    Exit status: 0, or 1 when a listed trace has a finding at or above the configured fail-on."""
+    views, settings = _views(paths, None, config_file, no_config)
+    if patterns:
+        views = [v for v in views if v.pattern in patterns]
+    if has_findings:
+        views = [v for v in views if v.findings]
+    if since:
+        start = explore.parse_time(since)
+        if start is None:
+            raise UsageProblem(f"--since: {since!r} is not an ISO date or time (2026-08-05, 2026-08-05T10:00)")
+        views = [v for v in views if (t := explore.parse_time(v.started)) is not None and t >= start]
+    views.sort(key=_SORTS[sort_key], reverse=reverse)
+    if color is None:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    _write(view_formats.render_list(views, fmt, color), None)
+    _exit_for(views, settings)
+
+
+@main.command()
+@click.argument("path")
+@click.option("--trace", default=None, metavar="IRI",
+              help="The trace to show: its root IRI, a prefix of it, or its UUID (or a prefix). Default: every trace.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              help="text: a tree; json: the same tree as JSON, one object per trace.")
+@click.option("--color/--no-color", default=None, help="Colour the tree. Default: on a terminal.")
+@_config_options
+def show(path, trace, fmt, color, config_file, no_config) -> None:
+    """Show traces as trees: each step with its type, timings, tokens, model, tool and arguments,
+    thought, observation, tool error and termination; selected edges and chunks with their scores;
+    sub-agents and tool sub-traces under the step that started them; each finding on its step.
+
+    Exit status: 0, or 1 when a shown trace has a finding at or above the configured fail-on."""
+    views, settings = _views([path], trace, config_file, no_config)
+    if color is None:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    _write(view_formats.render_show(views, fmt, color), None)
+    _exit_for(views, settings)
 
 
 if __name__ == "__main__":

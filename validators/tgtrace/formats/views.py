@@ -1,0 +1,217 @@
+"""How trace views are printed: `tg-trace list`'s table and `tg-trace show`'s tree, as text
+(rich) or JSON. Views come from :mod:`tgtrace.explore`; input text is made printable
+and never read as rich markup."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from ..explore import Step, TraceView
+from ..model import Severity
+from .common import printable, shown_path
+
+_UUID = re.compile(r"([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+_LETTER = {Severity.ERROR: "E", Severity.WARNING: "W", Severity.INFO: "I"}
+
+
+def short_iri(iri: str | None) -> str:
+    """An IRI as the terminal shows it: TrustGraph's own prefix dropped, UUIDs cut to 8 digits."""
+    if not iri:
+        return ""
+    text = iri.removeprefix("urn:trustgraph:").removeprefix("https://trustgraph.ai/")
+    return printable(_UUID.sub(r"\1", text))
+
+
+def _ms(value: int | None) -> str:
+    if value is None:
+        return ""
+    return f"{value / 1000:.1f} s" if value >= 1000 else f"{value} ms"
+
+
+def _console(color: bool, width: int | None) -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    # Not a terminal: wide enough that rows do not fold (a pipe or file has no width).
+    width = width or (shutil.get_terminal_size((160, 24)).columns if color else 220)
+    return Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False,
+                   soft_wrap=False, emoji=False), buffer
+
+
+def _findings_cell(counts: dict) -> Text:
+    text = Text()
+    for name, severity in (("error", Severity.ERROR), ("warning", Severity.WARNING), ("info", Severity.INFO)):
+        if counts.get(name):
+            if text:
+                text.append(" ")
+            text.append(f"{counts[name]}{_LETTER[severity]}", style=_STYLE[severity])
+    return text or Text("-", style="green")
+
+
+def render_list(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
+                root=None) -> str:
+    if fmt == "json":
+        return json.dumps([v.summary() for v in views], indent=2, ensure_ascii=False)
+    console, buffer = _console(color, width)
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for name, justify in (("trace", "left"), ("pattern", "left"), ("model", "left"), ("question", "left"),
+                          ("started", "left"), ("steps", "right"), ("llm", "right"), ("tool", "right"),
+                          ("tokens in/out", "right"), ("llm model", "left"), ("termination", "left"),
+                          ("answered", "left"), ("findings", "left")):
+        table.add_column(name, justify=justify, overflow="fold" if name == "question" else "ellipsis",
+                         max_width=40 if name == "question" else None, no_wrap=name != "question")
+    for view in views:
+        tokens = "" if view.tokens_in is None and view.tokens_out is None else \
+            f"{view.tokens_in or 0}/{view.tokens_out or 0}"
+        nested = sum(1 for _ in view.subtraces())
+        trace = short_iri(view.trace) + (f" (+{nested} sub)" if nested else "")
+        table.add_row(trace, view.pattern, printable(view.trace_model or ""), printable(view.question or ""),
+                      printable((view.started or "").replace("T", " ")[:16]), str(view.step_count),
+                      _ms(view.llm_ms), _ms(view.tool_ms), tokens, printable(", ".join(view.models)),
+                      printable(view.termination or ""),
+                      {True: "yes", False: "no", None: "-"}[view.answered], _findings_cell(view.counts()))
+    console.print(table)
+    files = len({v.file for v in views})
+    console.print(f"{len(views)} trace{'s' if len(views) != 1 else ''} in {files} file{'s' if files != 1 else ''}.")
+    return buffer.getvalue().rstrip("\n")
+
+
+# ---------------------------------------------------------------------------
+# show
+# ---------------------------------------------------------------------------
+
+def _step_head(step: Step) -> Text:
+    text = Text()
+    mixins = [t for t in step.types if t != step.kind and t not in ("Question",)]
+    text.append(printable(step.kind), style="bold")
+    if mixins:
+        text.append(" +" + " +".join(printable(m) for m in mixins), style="magenta")
+    if step.number is not None:
+        text.append(f" #{step.number}")
+    if step.label and step.label != step.kind:
+        text.append(f"  {printable(step.label)}")
+    facts = []
+    if step.llm_ms is not None:
+        facts.append(f"llm {_ms(step.llm_ms)}")
+    if step.tool_ms is not None:
+        facts.append(f"tool {_ms(step.tool_ms)}")
+    if step.tokens_in is not None or step.tokens_out is not None:
+        facts.append(f"tokens {step.tokens_in or 0}/{step.tokens_out or 0}")
+    if step.model:
+        facts.append(printable(step.model))
+    if facts:
+        text.append("  " + " · ".join(facts), style="dim")
+    text.append(f"  {short_iri(step.node)}", style="dim cyan")
+    return text
+
+
+def _field(tree: Tree, name: str, value: str, style: str = "") -> None:
+    line = Text()
+    line.append(f"{name}: ", style="italic")
+    line.append(value, style=style)
+    tree.add(line)
+
+
+def _step_tree(parent: Tree, step: Step) -> None:
+    branch = parent.add(_step_head(step))
+    if step.query:
+        _field(branch, "query", printable(step.query))
+    if step.pattern:
+        _field(branch, "pattern", printable(step.pattern))
+    if step.action:
+        _field(branch, "tool", printable(step.action), "bold")
+    if step.arguments is not None:
+        shown = json.dumps(step.arguments, indent=2, ensure_ascii=False) \
+            if not isinstance(step.arguments, str) else step.arguments
+        _field(branch, "arguments", printable(shown, lines=True))
+    if step.thought:
+        if step.thought.startswith(("urn:", "http:", "https:")):
+            _field(branch, "thought", f"in the librarian (tg:document) {printable(step.thought)}", "dim")
+        else:
+            _field(branch, "thought", printable(step.thought))
+    if step.observation:
+        _field(branch, "observation", printable(step.observation))
+    if step.tool_error:
+        _field(branch, "tool error", printable(step.tool_error), "bold red")
+    if step.answer:
+        _field(branch, "answer", printable(step.answer))
+    if step.document:
+        _field(branch, "content", f"in the librarian (tg:document) {printable(step.document)}", "dim")
+    for name, values in step.details.items():
+        if name in ("chunk", "entity") and isinstance(values, list) and len(values) > 3:
+            values = values[:3] + [f"... {len(values) - 3} more"]
+        _field(branch, name, printable(", ".join(map(str, values)) if isinstance(values, list) else str(values)))
+    for edge in step.edges:
+        line = f"{printable(edge['edge'])}"
+        if edge.get("score") is not None:
+            line += f"  score {edge['score']:g}"
+        if edge.get("concept"):
+            line += f"  concept {printable(edge['concept'])}"
+        if edge.get("reasoning"):
+            line += f"  reasoning: {printable(edge['reasoning'])}"
+        _field(branch, "edge", line)
+    for chunk in step.chunks:
+        line = printable(chunk.get("document") or chunk["selection"])
+        if chunk.get("score") is not None:
+            line += f"  score {chunk['score']:g}"
+        _field(branch, "chunk", line)
+    if step.termination:
+        _field(branch, "termination", printable(step.termination), "bold")
+    for finding in step.findings:
+        line = Text()
+        line.append(f"{finding.rule} {finding.severity}", style=_STYLE[finding.severity])
+        line.append(f" {printable(finding.message)}")
+        if finding.focus != step.node:
+            line.append(f" ({short_iri(finding.focus)})", style="dim")
+        branch.add(line)
+    for sub in step.subtraces:
+        _trace_tree(branch, sub)
+
+
+def _trace_head(view: TraceView, root=None) -> Text:
+    text = Text()
+    text.append(f"[{view.pattern}] ", style="bold magenta")
+    text.append(printable(view.question or "(no question)"), style="bold")
+    text.append(f"  {short_iri(view.trace)}", style="dim cyan")
+    facts = []
+    if view.parent_step is None:
+        facts.append(shown_path(view.file, root))
+        if view.trace_model:
+            facts.append(f"trace model of TrustGraph {printable(view.trace_model)}")
+    if view.started:
+        facts.append(f"started {printable(view.started)}")
+    if view.termination:
+        facts.append(f"termination {printable(view.termination)}")
+    if view.parent_step is None and view.answered is not None:
+        facts.append("answered" if view.answered else "no answer")
+    text.append("\n" + " · ".join(facts), style="dim")
+    return text
+
+
+def _trace_tree(parent: Tree | None, view: TraceView, root=None) -> Tree:
+    tree = Tree(_trace_head(view, root)) if parent is None else parent.add(_trace_head(view, root))
+    for step in view.steps:
+        _step_tree(tree, step)
+    return tree
+
+
+def render_show(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
+                root=None) -> str:
+    if fmt == "json":
+        return json.dumps([v.to_dict() for v in views], indent=2, ensure_ascii=False)
+    console, buffer = _console(color, width)
+    for index, view in enumerate(views):
+        if index:
+            console.print()
+        console.print(_trace_tree(None, view, root))
+        counts = view.counts()
+        found = ", ".join(f"{counts[n]} {n}" for n in ("error", "warning", "info") if counts[n])
+        console.print(f"{view.step_count} steps; " + (f"findings: {found}." if found else "no findings."))
+    return buffer.getvalue().rstrip("\n")
