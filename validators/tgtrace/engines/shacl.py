@@ -19,8 +19,6 @@ from functools import cache
 import pyoxigraph as ox
 import rdflib
 from rdflib.namespace import RDF
-from rdflib.plugins.sparql import processor
-from rdflib.plugins.sparql.operators import register_custom_function
 
 from ..graph import TraceGraph, key_from_rdflib, term, to_rdflib
 from ..namespaces import SH
@@ -33,6 +31,10 @@ from .components import FUNCTIONS
 @cache
 def _register_functions() -> None:
     """The SPARQL extension functions the shapes call (tgl:isJSON), registered with rdflib."""
+    # rdflib's SPARQL engine (a pyparsing grammar, a third of a second to import) is only
+    # needed when the reference engine runs.
+    from rdflib.plugins.sparql.operators import register_custom_function
+
     for iri, python in FUNCTIONS.items():
         def call(value, python=python):
             return rdflib.Literal(isinstance(value, rdflib.Literal) and python(str(value)))
@@ -86,6 +88,8 @@ def _each_query_parsed_once():
     rdflib's own prepareQuery gives for repeated execution with different
     initial bindings, so the results are unchanged.
     """
+    from rdflib.plugins.sparql import processor  # see _register_functions
+
     original = processor.SPARQLProcessor.query
     prepared = _PREPARED
 
