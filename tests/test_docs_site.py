@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.request
 from pathlib import Path
 
@@ -76,15 +77,21 @@ def site() -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(site):
-    """``python -m http.server`` on a free localhost port, serving the built site."""
+def server(site, tmp_path_factory):
+    """``python -m http.server`` on a free localhost port, serving the built site as mike
+    publishes it: under its version's folder, with versions.json beside it (the version
+    selector reads it)."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    pages = tmp_path_factory.mktemp("pages")
+    (pages / version).symlink_to(site, target_is_directory=True)
+    (pages / "versions.json").write_text(json.dumps([{"version": version, "title": version, "aliases": ["latest"]}]))
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(site)],
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(pages)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    base = f"http://127.0.0.1:{port}/"
+    base = f"http://127.0.0.1:{port}/{version}/"
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -274,6 +281,11 @@ def test_page_loads_cleanly_in_chromium(server, browser, name):
         assert diagram["found"], f"diagram {index} on {PAGES[name]} has no SVG or image"
         assert diagram["loaded"], f"diagram {index} on {PAGES[name]} did not load"
         assert diagram["width"] > 0 and diagram["height"] > 0, f"diagram {index} on {PAGES[name]} has size 0"
+
+    # The version selector in the header, filled from versions.json.
+    shown = browser.send("Runtime.evaluate", returnByValue=True,
+                         expression="document.querySelector('.md-version__current')?.textContent")["result"]
+    assert shown.get("value"), f"{PAGES[name]} shows no version selector"
 
     path = screenshot(browser, name)
     assert path.stat().st_size > 10_000, f"screenshot of {PAGES[name]} is blank"
