@@ -20,7 +20,7 @@ from .baseline import Baseline, BaselineError
 from .explain import explain_rule, list_rules
 from .files import OutputError, refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit
-from .formats import views as view_formats
+from .formats import diagram, views as view_formats
 from .formats.common import plural
 from .loaders import INPUT_FORMATS, InputError, expand_paths
 from .model import Report
@@ -359,6 +359,49 @@ def show(path, trace, fmt, color, config_file, no_config) -> None:
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     _write(view_formats.render_show(views, fmt, color), None)
+    _exit_for(views, settings)
+
+
+
+_DRAWINGS = {".svg": "svg", ".png": "png", ".dot": "dot"}
+
+
+@main.command()
+@click.argument("path")
+@click.option("--trace", default=None, metavar="IRI",
+              help="The trace to draw: its root IRI, a prefix of it, or its UUID. Needed when PATH holds several.")
+@click.option("-o", "--output-file", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="Where to write the drawing: .svg, .png (both need Graphviz) or .dot by its extension; "
+              "- writes SVG to standard output.")
+@_config_options
+def graph(path, trace, output_file, config_file, no_config) -> None:
+    """Draw a trace's derivation graph with Graphviz: steps coloured by type with their mixins,
+    Thoughts and selections as notes, sub-traces as clusters, links that break a rule in red with
+    the rule code, steps with findings outlined.
+
+    Exit status: 0, or 1 when the trace has a finding at or above the configured fail-on."""
+    kind = "svg" if output_file == "-" else _DRAWINGS.get(os.path.splitext(output_file)[1].lower())
+    if kind is None:
+        raise UsageProblem(f"{output_file}: name a .svg, .png or .dot file (or - for SVG on standard output)")
+    if kind != "dot":
+        try:
+            diagram.graphviz()
+        except diagram.DiagramError as exc:
+            raise UsageProblem(str(exc)) from None
+    refuse_inputs({"-o": None if output_file == "-" else output_file}, expand_paths([path]))
+    views, settings = _views([path], trace, config_file, no_config)
+    if len(views) > 1:
+        raise UsageProblem(f"{path}: holds {len(views)} traces; choose one with --trace ('tg-trace list' shows them)")
+    source = diagram.trace_dot(views[0])
+    try:
+        data = source.encode() if kind == "dot" else diagram.render(source, kind)
+    except diagram.DiagramError as exc:
+        raise UsageProblem(str(exc)) from None
+    if output_file == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        write_atomic(output_file, data)
     _exit_for(views, settings)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -239,6 +240,9 @@ class _Builder:
         found = list(graph.children(node)) + list(self.generated.get(node, ()))
         # Owned sub-entities (Thoughts, selections) are details of their owner, not steps.
         owned = set(graph.owned(node))
+        # What derives from a detail (wrongly, a rule says) is still reached through its owner.
+        for detail in owned:
+            found.extend(graph.children(detail))
         return [n for n in found if n not in owned and n != node]
 
     def trace(self, root, file: str | None, model: str | None, parent_step=None,
@@ -436,6 +440,24 @@ def explore(*sources, settings: Settings = DEFAULTS, only=None) -> list[TraceVie
                 graph = item.graph()
                 result = check_graph(graph, settings)
                 views.extend(views_of(graph, result.findings, item.name, only))
+    return views
+
+
+def views_of_report(report) -> list[TraceView]:
+    """Views of a lint run's traces with its findings, read again from the files (not linted
+    again); input that was no file (standard input, objects) has none."""
+    views: list[TraceView] = []
+    for name in report.files:
+        if not name or not os.path.isfile(name):
+            continue
+        try:
+            items = load(name)
+        except InputError:
+            continue
+        findings = [f for f in report.findings if f.file == name]
+        for item in items:
+            with tg.collector_paused():
+                views.extend(views_of(item.graph(), findings, item.name))
     return views
 
 

@@ -32,23 +32,27 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str | os.PathLike, text: str, append: bool = False) -> None:
+def write_atomic(path: str | os.PathLike, text: str | bytes, append: bool = False) -> None:
     """Write ``text`` to ``path`` through a temporary file renamed over it, so a reader sees
-    the old content or the new, never a part; ``append`` keeps what the file held."""
+    the old content or the new, never a part; ``append`` keeps what the file held. Bytes (a
+    PNG) are written as they are."""
+    binary = isinstance(text, bytes)
     target = Path(path)
     if target.exists() and not target.is_file():
         # A device or pipe (/dev/stdout, a FIFO): written in place, never replaced.
         try:
-            with open(target, "a" if append else "w", encoding="utf-8") as out:
+            with open(target, ("a" if append else "w") + ("b" if binary else ""),
+                      encoding=None if binary else "utf-8") as out:
                 out.write(text)
         except OSError as exc:
             raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
         return
     try:
-        before = target.read_text(encoding="utf-8") if append and target.exists() else ""
+        before = (b"" if binary else "") if not (append and target.exists()) else \
+            (target.read_bytes() if binary else target.read_text(encoding="utf-8"))
         handle, temporary = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
+            with os.fdopen(handle, "wb" if binary else "w", encoding=None if binary else "utf-8") as out:
                 out.write(before + text)
             # mkstemp makes the file private; the result gets the mode a plain open() would.
             os.chmod(temporary, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())

@@ -6,43 +6,12 @@ no network: the page carries the picture.
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
+# The DOT building and the Graphviz call are tgtrace's own (tg-trace graph draws with them too):
+# one drawing module, so the site's chains and the command's look alike.
+from tgtrace.formats.diagram import DETAIL, OTHER, STEP, DiagramError, header, render_svg  # noqa: F401
+from tgtrace.formats.diagram import attrs as _attrs
 
 from .traces import DERIVED, GENERATED, PROV_ENTITY, TG, Trace, iri_tail
-
-FONT = "Helvetica,Arial,sans-serif"
-# Colours follow the site theme's indigo palette, so diagrams read as part of the page.
-STEP = {"shape": "box", "style": "rounded,filled", "fillcolor": "#e8eaf6", "color": "#3f51b5"}
-DETAIL = {"shape": "note", "style": "filled", "fillcolor": "#fff8e1", "color": "#ff8f00"}
-OTHER = {"shape": "ellipse", "style": "filled", "fillcolor": "#eceff1", "color": "#607d8b"}
-
-
-class DiagramError(RuntimeError):
-    pass
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _attrs(values: dict) -> str:
-    return "[" + ", ".join(f"{k}={_quote(str(v))}" for k, v in values.items()) + "]"
-
-
-def render_svg(dot_source: str) -> str:
-    """Run ``dot -Tsvg`` and return the SVG element, ready to inline in HTML."""
-    dot = shutil.which("dot")
-    if dot is None:
-        raise DiagramError("Graphviz 'dot' is not installed (Debian package: graphviz)")
-    result = subprocess.run([dot, "-Tsvg"], input=dot_source.encode(), capture_output=True, timeout=60)
-    if result.returncode != 0:
-        raise DiagramError(f"dot failed: {result.stderr.decode(errors='replace').strip()}")
-    svg = result.stdout.decode("utf-8")
-    # An inline SVG must not carry the XML declaration, doctype or comments.
-    svg = re.sub(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>|<!--.*?-->", "", svg, flags=re.S).strip()
-    return svg
 
 
 def short_types(types: list[str], specific) -> list[str]:
@@ -60,12 +29,7 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
     arrow pointing back the way ``prov:wasDerivedFrom`` points.
     """
     ids = {node: f"n{i}" for i, node in enumerate(trace.chain_order)}
-    lines = [
-        "digraph trace {",
-        f"  graph {_attrs({'rankdir': 'TB', 'fontname': FONT, 'tooltip': title, 'bgcolor': 'transparent', 'nodesep': '0.3', 'ranksep': '0.35'})};",
-        f"  node {_attrs({'fontname': FONT, 'fontsize': '11', 'margin': '0.12,0.05'})};",
-        f"  edge {_attrs({'fontname': FONT, 'fontsize': '9', 'color': '#455a64', 'fontcolor': '#455a64'})};",
-    ]
+    lines = header("trace", graph={"tooltip": title})
     # Before 2.2.13 some steps are linked by prov:wasGeneratedBy: drawn as a chain link too, dashed.
     derived_nodes = {n for s, p, o in trace.links if p in (DERIVED, GENERATED) for n in (s, o)}
     # Activities and agents (extraction provenance) would double the drawing;
@@ -120,12 +84,7 @@ def class_diagram(center: str, parents: list[str], children: list[str], label_of
     """Graphviz source for the derivations a class may take part in, from the shapes."""
     nodes = [center] + [n for n in parents + children if n != center]
     ids = {node: f"c{i}" for i, node in enumerate(dict.fromkeys(nodes))}
-    lines = [
-        "digraph derivation {",
-        f"  graph {_attrs({'rankdir': 'TB', 'fontname': FONT, 'bgcolor': 'transparent', 'nodesep': '0.25', 'ranksep': '0.35'})};",
-        f"  node {_attrs({'fontname': FONT, 'fontsize': '11', 'margin': '0.12,0.05'})};",
-        f"  edge {_attrs({'color': '#455a64'})};",
-    ]
+    lines = header("derivation", graph={"nodesep": "0.25"})
     for node, ident in ids.items():
         style = dict(STEP)
         if node == center:

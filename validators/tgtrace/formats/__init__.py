@@ -18,11 +18,11 @@ from rich.console import Console
 from ..files import write_atomic
 from ..model import Report
 from ..settings import Output
-from . import github, gitlab, json, junit, sarif, statistics, summary, text
+from . import github, gitlab, html, json, junit, sarif, statistics, summary, text
 from .common import Format
 
 FORMATS: dict[str, Format] = {module.FORMAT.name: module.FORMAT
-                              for module in (text, json, sarif, junit, github, gitlab, summary)}
+                              for module in (text, json, sarif, junit, github, gitlab, summary, html)}
 
 
 def default_format(environ=os.environ) -> str:

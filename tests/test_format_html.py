@@ -1,0 +1,84 @@
+"""tg-trace lint --format html: one self-contained page, on a clean and a faulty example."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+from click.testing import CliRunner
+
+from conftest import EXAMPLES
+from tgtrace.cli import main
+from tgtrace.rules import DOCS_BASE
+
+
+class Page(HTMLParser):
+    """What a browser would fetch: every src, href of a link element, CSS url() and @import."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.loads: list[str] = []
+        self.ids: set[str] = set()
+        self.anchors: list[dict] = []
+        self.rows: list[dict] = []
+        self.feed(text)
+        self.loads += re.findall(r"url\(\s*['\"]?([^'\")]+)", text) + re.findall(r"@import\s+['\"]?([^'\";]+)", text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if "src" in attrs or (tag == "link" and "href" in attrs):
+            self.loads.append(attrs.get("src") or attrs["href"])
+        if tag == "a":
+            self.anchors.append(attrs)
+        if tag == "tr" and "data-rule" in attrs:
+            self.rows.append(attrs)
+
+
+def report(tmp_path, *paths):
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["lint", *map(str, paths), "--format", "html", "-o", str(out), "--no-config"])
+    return result, out.read_text(encoding="utf-8")
+
+
+def misdirected(tmp_path):
+    text = (EXAMPLES / "orchestrator-react-multi-iteration.nq").read_text()
+    text = re.sub(r"(/final> <http://www.w3.org/ns/prov#wasDerivedFrom> <[^>]*/i3/)observation>", r"\1thought>", text)
+    path = tmp_path / "misdirected.nq"
+    path.write_text(text)
+    return path
+
+
+def test_a_clean_run_is_one_offline_page_with_each_traces_diagram(tmp_path):
+    result, text = report(tmp_path, EXAMPLES / "supervisor.nq", EXAMPLES / "graph-rag.nq")
+    assert result.exit_code == 0
+    page = Page(text)
+    assert page.loads == []
+    assert "default-src 'none'" in text  # the page may load nothing even if a literal tried
+    assert text.count("<svg") == 2 and "0 error" in text
+    # Every inline SVG is well-formed XML.
+    for svg in re.findall(r"<svg.*?</svg>", text, flags=re.S):
+        ET.fromstring(svg)
+
+
+def test_findings_link_to_their_node_and_to_the_rule_docs(tmp_path):
+    result, text = report(tmp_path, misdirected(tmp_path), EXAMPLES / "graph-rag.nq")
+    assert result.exit_code == 1
+    page = Page(text)
+    assert page.loads == []
+    (row,) = [r for r in page.rows if r["data-rule"] == "C019"]
+    assert row["data-severity"] == "error" and row["data-family"]
+    # The finding's node link targets an element of the drawn trace.
+    (link,) = [a for a in page.anchors if a.get("class") == "to-node"]
+    assert link["data-node"] == row["data-node"] and link["data-node"] in page.ids
+    assert f'<g id="{row["data-node"]}" class="node">' in text
+    # The link that breaks the rule is red in the diagram, with its code.
+    assert re.search(r'class="edge fault".*?C019</text>', text, flags=re.S)
+    # The rule's explanation, linked to the docs site.
+    assert "rule-C019" in page.ids
+    assert any(a.get("href") == f"{DOCS_BASE}rules/#c019" for a in page.anchors)
+    # Filters by rule, family and severity offer what was found.
+    for name in ("rule", "family", "severity"):
+        assert f'<select class="filter" name="{name}">' in text

@@ -1,0 +1,171 @@
+"""One self-contained HTML report: a CI artifact a person opens from file://.
+
+Everything is inline (CSS, JS, each trace's SVG): the page loads nothing from
+any network. It holds a summary, a sortable table of traces, the findings
+with filters by rule, family and severity, each trace's diagram with its
+faulty steps outlined (a click on a finding scrolls to its node, a click on
+a node back to its findings), and the rules' explanations linked to the docs site.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from ..explore import TraceView, views_of_report
+from ..model import Report, Severity
+from ..rules import all_rules
+from . import diagram
+from .common import Format, plural, printable, shown_path
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2933;background:#fafafa}
+header{background:#3f51b5;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}
+main{padding:16px 24px;max-width:1400px}
+section{background:#fff;border:1px solid #e0e0e0;border-radius:6px;padding:12px 16px;margin:16px 0}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eee;
+vertical-align:top}th{cursor:pointer;user-select:none;background:#f5f5f5}th[data-dir]:after{content:attr(data-dir)}
+.error{color:#c62828;font-weight:600}.warning{color:#ef6c00;font-weight:600}.info{color:#0277bd}
+.counts span{margin-right:16px}.pill{display:inline-block;padding:0 6px;border-radius:8px;background:#eceff1}
+.diagram{overflow:auto;max-height:80vh;border:1px solid #eee}.diagram svg{max-width:none}
+.hl{outline:3px solid #ffb300;background:#fff8e1}g.node.hl path,g.node.hl polygon{stroke:#ffb300;stroke-width:5}
+code{font-size:12px;word-break:break-all}.muted{color:#607d8b}label{margin-right:12px}
+details{margin:6px 0}summary{cursor:pointer}
+"""
+
+_JS = """
+(function(){
+function sortTable(th){var table=th.closest('table'),i=[].indexOf.call(th.parentNode.children,th),
+ dir=th.dataset.dir==' ▲'?-1:1;[].forEach.call(th.parentNode.children,function(h){delete h.dataset.dir});
+ th.dataset.dir=dir==1?' ▲':' ▼';var body=table.tBodies[0],rows=[].slice.call(body.rows);
+ rows.sort(function(a,b){var x=a.cells[i].dataset.v||a.cells[i].textContent,y=b.cells[i].dataset.v||b.cells[i].textContent;
+ var nx=parseFloat(x),ny=parseFloat(y);if(!isNaN(nx)&&!isNaN(ny))return (nx-ny)*dir;return x.localeCompare(y)*dir});
+ rows.forEach(function(r){body.appendChild(r)})}
+document.querySelectorAll('th').forEach(function(th){th.addEventListener('click',function(){sortTable(th)})});
+function flash(el){el.classList.add('hl');el.scrollIntoView({block:'center'});setTimeout(function(){el.classList.remove('hl')},2500)}
+document.querySelectorAll('a.to-node').forEach(function(a){a.addEventListener('click',function(e){
+ e.preventDefault();var el=document.getElementById(a.dataset.node);if(el){flash(el);history.replaceState(null,'','#'+a.dataset.node)}})});
+document.querySelectorAll('g.node').forEach(function(g){var rows=document.querySelectorAll('tr[data-node="'+g.id+'"]');
+ if(rows.length){g.style.cursor='pointer';g.addEventListener('click',function(e){e.preventDefault();flash(rows[0])})}});
+var selects=document.querySelectorAll('select.filter');
+function apply(){var want={};selects.forEach(function(s){want[s.name]=s.value});
+ var shown={};document.querySelectorAll('#findings tbody tr').forEach(function(r){
+  var ok=Object.keys(want).every(function(k){return !want[k]||r.dataset[k]==want[k]});r.hidden=!ok;
+  if(ok&&r.dataset.trace)shown[r.dataset.trace]=1});
+ var any=Object.keys(want).some(function(k){return want[k]});
+ document.querySelectorAll('#traces tbody tr').forEach(function(r){r.hidden=any&&!shown[r.dataset.trace]});
+ document.getElementById('shown').textContent=document.querySelectorAll('#findings tbody tr:not([hidden])').length}
+selects.forEach(function(s){s.addEventListener('change',apply)});
+})();
+"""
+
+
+def _e(text) -> str:
+    return html.escape(printable(text if text is not None else ""), quote=True)
+
+
+def _ids(svg: str, prefix: str) -> str:
+    """Node ids made unique per trace: a file may hold the same trace twice (.nq and .json)."""
+    return re.sub(r'\bid="(n[0-9a-f]+|a_n[0-9a-f]+|edge\d+|a_edge\d+|clust\d+|graph\d+)"',
+                  lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+
+
+def _diagram(view: TraceView, prefix: str) -> str:
+    try:
+        svg = diagram.render_svg(diagram.trace_dot(view))
+    except diagram.DiagramError as exc:
+        return f'<p class="muted">No diagram: {_e(exc)}</p>'
+    return f'<div class="diagram">{_ids(svg, prefix)}</div>'
+
+
+def render(report: Report, output=None) -> str:
+    root = getattr(output, "root", None)
+    rules = all_rules()
+    views = views_of_report(report)
+    prefix_of: dict[tuple, str] = {}
+    node_of: dict[tuple, str] = {}
+    for index, view in enumerate(views):
+        prefix = f"t{index}"
+        prefix_of[(view.file, view.trace)] = prefix
+        for step in view.all_steps():
+            node_of[(view.file, step.node)] = f"{prefix}-{diagram.node_id(step.node)}"
+            for finding in step.findings:
+                node_of.setdefault((view.file, finding.focus), f"{prefix}-{diagram.node_id(step.node)}")
+    counts = report.counts()
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        # Nothing may load from elsewhere: the report is an artifact opened offline.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+        "script-src 'unsafe-inline'; img-src data:\">",
+        "<title>tg-trace report</title>", f"<style>{_CSS}</style></head><body>",
+        "<header><h1>tg-trace report</h1>",
+        f"<div>{plural(len(report.files), 'file')}, {plural(len(report.traces), 'trace')}, "
+        f"{plural(report.triples, 'triple')}: {'passed' if report.conforms else 'failed'}</div></header><main>",
+        '<section id="summary"><h2>Summary</h2><div class="counts">'
+        f'<span class="error">{counts.get("error", 0)} error</span>'
+        f'<span class="warning">{counts.get("warning", 0)} warning</span>'
+        f'<span class="info">{counts.get("info", 0)} info</span></div></section>',
+    ]
+    # Traces.
+    parts.append('<section><h2>Traces</h2><table id="traces"><thead><tr><th>trace</th><th>file</th><th>pattern</th>'
+                 "<th>question</th><th>steps</th><th>error</th><th>warning</th><th>info</th></tr></thead><tbody>")
+    for view in views:
+        c = view.counts()
+        prefix = prefix_of[(view.file, view.trace)]
+        parts.append(f'<tr data-trace="{prefix}"><td><a href="#{prefix}"><code>{_e(view.trace)}</code></a></td>'
+                     f"<td>{_e(shown_path(view.file, root))}</td><td>{_e(view.pattern)}</td>"
+                     f"<td>{_e(view.question)}</td><td>{view.step_count}</td>"
+                     f'<td class="error">{c["error"] or ""}</td><td class="warning">{c["warning"] or ""}</td>'
+                     f'<td class="info">{c["info"] or ""}</td></tr>')
+    parts.append("</tbody></table></section>")
+    # Findings with filters.
+    used = sorted({f.rule for f in report.findings})
+    families = sorted({f.family for f in report.findings})
+
+    def select(name: str, values) -> str:
+        options = "".join(f'<option value="{_e(v)}">{_e(v)}</option>' for v in values)
+        return f'<label>{name} <select class="filter" name="{name}"><option value="">all</option>{options}</select></label>'
+
+    parts.append('<section><h2>Findings (<span id="shown">' + str(len(report.findings)) + "</span>)</h2>"
+                 + select("rule", used) + select("family", families)
+                 + select("severity", [str(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)])
+                 + '<table id="findings"><thead><tr><th>severity</th><th>rule</th><th>family</th><th>message</th>'
+                 "<th>where</th><th>node</th></tr></thead><tbody>")
+    for finding in report.findings:
+        node = node_of.get((finding.file, finding.focus))
+        trace = prefix_of.get((finding.file, finding.trace), "")
+        link = (f'<a class="to-node" href="#{node}" data-node="{node}"><code>{_e(finding.focus)}</code></a>'
+                if node else f"<code>{_e(finding.focus)}</code>")
+        parts.append(f'<tr data-rule="{_e(finding.rule)}" data-family="{_e(finding.family)}" '
+                     f'data-severity="{finding.severity}" data-trace="{trace}" data-node="{node or ""}">'
+                     f'<td class="{finding.severity}" data-v="{int(finding.severity)}">{finding.severity}</td>'
+                     f'<td><a href="#rule-{_e(finding.rule)}">{_e(finding.rule)}</a></td><td>{_e(finding.family)}</td>'
+                     f"<td>{_e(finding.message)}</td><td>{_e(shown_path(finding.file, root))}:{finding.line or 0}</td>"
+                     f"<td>{link}</td></tr>")
+    parts.append("</tbody></table></section>")
+    # Each trace's diagram.
+    for view in views:
+        prefix = prefix_of[(view.file, view.trace)]
+        parts.append(f'<section id="{prefix}"><h2>[{_e(view.pattern)}] {_e(view.question or view.trace)}</h2>'
+                     f'<p class="muted"><code>{_e(view.trace)}</code> in {_e(shown_path(view.file, root))}'
+                     + (f" · trace model of TrustGraph {_e(view.trace_model)}" if view.trace_model else "")
+                     + "</p>" + _diagram(view, prefix) + "</section>")
+    # Rules.
+    if used:
+        parts.append("<section><h2>Rules</h2>")
+        for code in used:
+            rule = rules.get(code)
+            if rule is None:
+                continue
+            parts.append(f'<details id="rule-{_e(code)}"><summary><b>{_e(code)}</b> {_e(rule.name)}: '
+                         f"{_e(rule.title)}</summary><p>{_e(rule.rationale)}</p><p><b>Fix:</b> {_e(rule.fix)}</p>"
+                         f'<p><a href="{_e(rule.help_uri)}">{_e(code)} on the docs site</a></p></details>')
+        parts.append("</section>")
+    parts.append(f"</main><script>{_JS}</script></body></html>")
+    return "\n".join(parts)
+
+
+FORMAT = Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact",
+                render)
