@@ -15,7 +15,7 @@ import rdflib
 import rdflib.compare
 from rdflib import OWL, RDF, RDFS
 
-from docs_support import ROOT, built_site, read_pages
+from docs_support import ROOT, built_site, read_pages, resolve
 from tgtrace import resources, rules
 from tgtrace.namespaces import TG
 
@@ -171,6 +171,29 @@ def test_downloads_hold_the_ontology_and_the_shapes(site):
     assert shapes == sorted(p.name for p in resources.shapes_paths())
     for path in resources.shapes_paths():
         assert (downloads / "shapes" / path.name).read_bytes() == path.read_bytes()
+        graph = rdflib.Graph().parse(downloads / "shapes" / path.name, format="turtle")
+        assert rdflib.compare.isomorphic(graph, rdflib.Graph().parse(path, format="turtle")), path.name
+
+
+ONTOLOGY_DOWNLOADS = {f"downloads/trustgraph.{suffix}" for suffix in ("ttl", "jsonld", "rdf", "nt")}
+
+
+def _linked(name, page) -> set[str]:
+    return {resolve(name, url)[0] for url in page.links if not url.startswith(("http:", "https:", "#"))}
+
+
+def test_class_pages_link_the_ontology_downloads(pages):
+    class_pages = [name for name in pages if name.startswith("classes/") and name != "classes/index.html"]
+    assert class_pages
+    missing = {name: sorted(ONTOLOGY_DOWNLOADS - _linked(name, pages[name])) for name in class_pages}
+    assert not any(missing.values()), {k: v for k, v in missing.items() if v}
+
+
+def test_rule_reference_links_the_shapes_and_the_ontology(pages, site):
+    shapes = {f"downloads/shapes/{path.name}" for path in resources.shapes_paths()}
+    linked = _linked("rules/index.html", pages["rules/index.html"])
+    assert ONTOLOGY_DOWNLOADS | shapes <= linked
+    assert all((site / target).is_file() for target in ONTOLOGY_DOWNLOADS | shapes)
 
 
 def test_cli_reference_is_the_commands_own_help(pages):

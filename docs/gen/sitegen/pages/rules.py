@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tgtrace import resources
 from tgtrace.explain import explain_rule
 from tgtrace.rules import all_rules, families
 
@@ -74,7 +75,8 @@ def pages(context: Context, lint=None, render=None) -> dict[str, str]:
                 example = faults.build_example(rule, context.examples_dir, lint=lint, render=render)
             entries.append((rule, rule_body(context, rule, SRC), example))
         sections.append((name, family, entries))
-    return {SRC: context.render("rules-index.md.j2", SRC, rules=rules.values(), sections=sections)}
+    return {SRC: context.render("rules-index.md.j2", SRC, rules=rules.values(), sections=sections,
+                                shapes_files=[path.name for path in resources.shapes_paths()])}
 
 
 def families_directive(context: Context, args, options, src: str) -> str:
