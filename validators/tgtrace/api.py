@@ -12,7 +12,7 @@ import os
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
 
@@ -311,11 +311,16 @@ def lint(*sources, settings: Settings | None = None,
     :class:`NoTrace` when no input holds a trace (unless allow_empty).
     """
     settings = settings_of(settings, **options)
+    return report_of(iter_results(*sources, settings=settings, progress=progress), settings)
+
+
+def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> Report:
+    """One report of the results of every input (or every group of traces), however they were linted."""
     report = Report(fail_on=settings.fail_on, min_coverage=settings.min_coverage)
     used: Counter = Counter()
     type_sets: Counter = Counter()
     seen_files: dict = {}
-    for result in iter_results(*sources, settings=settings, progress=progress):
+    for result in results:
         report.findings.extend(result.findings)
         report.traces.update(result.traces)
         report.trace_models.update(result.trace_models)

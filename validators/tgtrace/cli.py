@@ -16,6 +16,7 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from . import api, config, explore, selfcheck
+from . import cluster
 from .baseline import Baseline, BaselineError
 from .explain import explain_rule, list_rules
 from .files import OutputError, refuse_inputs, write_atomic
@@ -171,6 +172,10 @@ def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Ou
               help="Give up on standard input that sends nothing for this long (default: 120).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None, show_default="1",
               help="Lint this many files at once, in separate processes.")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Lint on a Dask cluster: a scheduler (tcp://host:8786) or local:N for N local worker processes. "
+              "The inputs (paths, URLs, globs, read by the workers) are one capture, as with --one-capture. "
+              "Needs pip install 'trustgraph-ontology[cluster]'.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on standard error for long inputs. Default: when it is a terminal.")
 def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, config_file, no_config,
@@ -187,13 +192,21 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
     flags["one_capture"] = flags["one_capture"] or None
     output = _output(fmt, color, output_file, statistics, summary_file, no_summary)
     settings = config.resolve(config_file, no_config, output=output, **flags)
+    if settings.cluster:
+        cluster.require(settings.cluster)
+        settings = replace(settings, one_capture=True)
+    # On a cluster, URLs and globs are the workers' to read; local files are still never overwritten.
+    local = [p for p in paths if p != "-" and not (settings.cluster and ("://" in p or any(c in p for c in "*?[")))]
     refuse_inputs({"-o": output.file, "--summary": output.summary, "--write-baseline": settings.write_baseline},
-                  expand_paths([p for p in paths if p != "-"]))
+                  expand_paths(local))
     if settings.write_baseline:
         settings = replace(settings, baseline=None)
     bar = ProgressBar() if (sys.stderr.isatty() if progress is None else progress) else None
     try:
-        report = api.lint(*paths, settings=settings, progress=bar.update if bar else None)
+        if settings.cluster:
+            report = cluster.lint(*paths, settings=settings)
+        else:
+            report = api.lint(*paths, settings=settings, progress=bar.update if bar else None)
     finally:
         if bar:
             bar.close()

@@ -205,6 +205,9 @@ class Parts(Locator):
         return found
 
 
+_LAST = 1 << 62
+
+
 class KnownPlaces(Locator):
     """(part, line) of each triple, recorded while the parts were read (a cluster's trace pieces);
     a subject's place is its earliest triple's, in input order."""
@@ -220,7 +223,8 @@ class KnownPlaces(Locator):
         if subjects:
             first: dict = {}
             for (s, _, _), place in self.known.items():
-                if s in subjects and (s not in first or place < first[s]):
+                # An unknown line (None) comes after every known one.
+                if s in subjects and (s not in first or (place[0], place[1] or _LAST) < (first[s][0], first[s][1] or _LAST)):
                     first[s] = place
             found.update({(s, None, None): place for s, place in first.items()})
         return {k: (self.names[part], line) for k, (part, line) in found.items()}

@@ -96,23 +96,7 @@ def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:
     def events() -> Iterator[tuple[int, list[ox.Quad]]]:
         lines = data.split(b"\n") if data is not None else _file_lines(path)
         read = 0
-        for number, raw in enumerate(lines, start=1):
-            if number == 1:
-                raw = raw.removeprefix(BOM)
-            if not raw.strip():
-                continue
-            event = _parse_json(name, raw, number)
-            try:
-                if isinstance(event, dict) and "explain_triples" in event:
-                    batch = events_to_quads([event])
-                elif isinstance(event, dict) and WIRE_KEYS & event.keys():
-                    batch = triples_to_quads([event])
-                elif not isinstance(event, dict):
-                    raise WireError(None, "expected one JSON object per line")
-                else:
-                    continue  # other message types on the same stream carry no triples
-            except WireError as exc:
-                raise InputError(name, number, exc.problem) from None
+        for number, batch in jsonl_events(name, lines):
             read += len(batch)
             yield number, batch
         if not read:
@@ -128,6 +112,28 @@ def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:
     item = Input(name, "jsonl", quads, _lines={}, text=data, path=path, size=size)
     item.events = events
     return item
+
+
+def jsonl_events(name: str, lines: Iterable[bytes]) -> Iterator[tuple[int, list[ox.Quad]]]:
+    """(line, quads) of each event of an explain stream's lines (numbered from 1)."""
+    for number, raw in enumerate(lines, start=1):
+        if number == 1:
+            raw = raw.removeprefix(BOM)
+        if not raw.strip():
+            continue
+        event = _parse_json(name, raw, number)
+        try:
+            if isinstance(event, dict) and "explain_triples" in event:
+                batch = events_to_quads([event])
+            elif isinstance(event, dict) and WIRE_KEYS & event.keys():
+                batch = triples_to_quads([event])
+            elif not isinstance(event, dict):
+                raise WireError(None, "expected one JSON object per line")
+            else:
+                continue  # other message types on the same stream carry no triples
+        except WireError as exc:
+            raise InputError(name, number, exc.problem) from None
+        yield number, batch
 
 
 def _file_lines(path: Path) -> Iterator[bytes]:

@@ -1,0 +1,139 @@
+"""--cluster: one capture linted on a Dask cluster gives exactly the findings of one process,
+(rule, focus, file, line), whatever the cut of its parts, a lost worker or where the inputs are."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import tgtrace
+from capture_support import corpus, cut, moved, rows
+from conftest import EXAMPLES
+from tgtrace import cluster
+from tgtrace.cli import main
+from tgtrace.loaders import InputError
+from tgtrace.settings import Settings
+
+distributed = pytest.importorskip("distributed")
+fsspec = pytest.importorskip("fsspec")
+
+ONE_CAPTURE = Settings(one_capture=True, fail_on=None)
+# Small ranges, so that ranges cut traces (and lines of entities) everywhere in small examples.
+CHUNK = 1500
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as local, distributed.Client(local) as connected:
+        yield connected
+
+
+CASES = [EXAMPLES / "releases" / "2.1.16" / "react.nq", EXAMPLES / "releases" / "2.2.12" / "supervisor.nq",
+         EXAMPLES / "legacy-react-multi-iteration.nq", EXAMPLES / "supervisor.nq", EXAMPLES / "explain-stream.jsonl"]
+
+
+@pytest.mark.parametrize("source", CASES, ids=lambda p: str(p.relative_to(EXAMPLES)))
+def test_cut_example_gives_the_findings_of_one_process(source: Path, tmp_path: Path, client):
+    parts = cut(source, tmp_path, parts=4, seed=5)
+    whole = tgtrace.lint(str(source), fail_on="never", allow_empty=True)
+    report = cluster.lint(*(str(p) for p, _ in parts), settings=ONE_CAPTURE, client=client, chunk=CHUNK)
+    assert rows(report) == moved(whole, parts)
+    assert report.traces.keys() == whole.traces.keys()
+    assert report.triples == whole.triples
+    assert report.terms_used == whole.terms_used
+
+
+def test_corpus_cut_in_eight_parts(tmp_path: Path, client):
+    source = corpus(100_000, tmp_path)
+    parts = cut(source, tmp_path, parts=8, seed=11)
+    names = [str(p) for p, _ in parts]
+    whole = tgtrace.lint(str(source), fail_on="never")
+    stats: dict = {}
+    report = cluster.lint(*names, settings=ONE_CAPTURE, client=client, chunk=400_000, stats=stats)
+    assert whole.findings
+    assert rows(report) == moved(whole, parts) == rows(tgtrace.lint(*names, one_capture=True, fail_on="never"))
+    assert report.traces.keys() == whole.traces.keys()
+    assert stats["ranges"] > len(parts)
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path, client, monkeypatch):
+    source = corpus(100_000, tmp_path)
+    parts = cut(source, tmp_path, parts=8, seed=13)
+    whole = tgtrace.lint(str(source), fail_on="never")
+    deal = cluster._deal
+    killed = []
+
+    def kill_then_deal(*args):
+        # Every range is parsed and held by the workers: one of them dies with its share.
+        pid = sorted(client.run(os.getpid).values())[0]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+        return deal(*args)
+
+    monkeypatch.setattr(cluster, "_deal", kill_then_deal)
+    report = cluster.lint(*(str(p) for p, _ in parts), settings=ONE_CAPTURE, client=client, chunk=400_000)
+    assert killed
+    assert rows(report) == moved(whole, parts)
+    assert len(report.findings) == len(whole.findings)
+
+
+def test_memory_urls_and_globs():
+    source = EXAMPLES / "releases" / "2.1.22" / "react.nq"
+    lines = source.read_bytes().splitlines(keepends=True)
+    fs = fsspec.filesystem("memory")
+    third = len(lines) // 3
+    for number, (start, end) in enumerate([(0, third), (third, 2 * third), (2 * third, len(lines))]):
+        fs.pipe(f"/capture/part-{number}.nq", b"".join(lines[start:end]))
+    whole = tgtrace.lint(str(source), fail_on="never")
+    # memory:// lives in one process: workers as threads of this one read it.
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as local, \
+            distributed.Client(local) as threads:
+        report = cluster.lint("memory://capture/part-*.nq", settings=ONE_CAPTURE, client=threads, chunk=CHUNK)
+    names = [f"memory:///capture/part-{n}.nq" for n in range(3)]
+    assert report.files == names
+    assert rows(report) == moved(whole, [(name, start) for name, start in zip(names, (0, third, 2 * third))])
+
+
+def test_input_error_names_its_part_and_line(tmp_path: Path, client):
+    parts = cut(EXAMPLES / "graph-rag.nq", tmp_path, parts=3, seed=2)
+    bad = max((p for p, _ in parts[1:]), key=lambda p: p.stat().st_size)  # past the first part, ranges inside
+    lines = bad.read_bytes().splitlines(keepends=True)
+    lines[1] = b"<urn:x> <urn:p> \"unterminated .\n"
+    bad.write_bytes(b"".join(lines))
+    names = [str(p) for p, _ in parts]
+    with pytest.raises(InputError) as one_process:
+        tgtrace.lint(*names, one_capture=True)
+    with pytest.raises(InputError) as on_cluster:
+        cluster.lint(*names, settings=ONE_CAPTURE, client=client, chunk=CHUNK)
+    assert str(on_cluster.value) == str(one_process.value)
+    assert str(on_cluster.value).startswith(f"{bad}:2: ")
+
+
+def test_cli_on_a_local_cluster(tmp_path: Path):
+    source = EXAMPLES / "releases" / "2.1.16" / "graph-rag.nq"
+    parts = [str(p) for p, _ in cut(source, tmp_path, parts=3, seed=7)]
+    runner = CliRunner()
+    args = ["lint", "--no-config", "--fail-on", "info", "--format", "json"]
+    alone = runner.invoke(main, [*args, "--one-capture", *parts])
+    spread = runner.invoke(main, [*args, "--cluster", "local:2", *parts])
+    assert alone.exit_code == spread.exit_code == 1
+    assert json.loads(spread.output)["findings"] == json.loads(alone.output)["findings"]
+
+
+def test_cli_without_the_extra(monkeypatch, tmp_path: Path):
+    monkeypatch.setattr(cluster, "Client", None)
+    result = CliRunner().invoke(main, ["lint", "--no-config", "--cluster", "local:2", str(EXAMPLES / "graph-rag.nq")])
+    assert result.exit_code == 2
+    assert result.output == "tg-trace: --cluster needs Dask and fsspec: pip install 'trustgraph-ontology[cluster]'\n"
+
+
+def test_cli_bad_address():
+    result = CliRunner().invoke(main, ["lint", "--no-config", "--cluster", "local:none", str(EXAMPLES / "graph-rag.nq")])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1

@@ -1,0 +1,254 @@
+"""Lint one capture on a Dask cluster, with the findings of one process.
+
+Why Dask distributed: it is an existing engine that already runs on
+Kubernetes (dask-kubernetes), HPC schedulers (dask-jobqueue) and managed
+services, retries the tasks of a worker that is lost, and moves Python
+objects between workers; its file layer, fsspec, reads the same paths and
+URLs (``s3://``, ``gs://``, ``file://``, globs) on every worker. Both are an
+optional extra: a one-machine install does not carry them.
+
+The run, partitioned by trace and not by file:
+
+1. workers parse byte ranges of the inputs (``loaders.ranges``) and split
+   each range into connected pieces of traces (``pieces.split``);
+2. the client gathers only each piece's summary (hashes of its subjects and of
+   the nodes it links to outside itself) and joins pieces whose links meet
+   (``pieces.join``); an input error is raised here, with its part and line;
+3. whole groups of pieces are dealt to buckets by size; each range's pieces
+   are selected per bucket where they lie, and each bucket's lint task
+   fetches its pieces, rebuilds whole traces with their (part, line) and
+   lints them with the same engine and Settings as one process;
+4. the results merge into one report (``api.report_of``).
+
+Every task is a pure function of its inputs, so the tasks of a worker lost
+mid-run are rerun from their inputs and no finding is lost or counted twice.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import resource
+from collections import defaultdict
+
+from . import graph as tg
+from .api import InputResult, check_graph, report_of
+from .loaders import InputError
+from .loaders import ranges
+from .model import Report
+from .pieces import graph_of, join, split
+from .settings import Settings, SettingsError
+
+try:
+    from distributed import Client, LocalCluster
+except ImportError:  # the optional extra is not installed
+    Client = LocalCluster = None
+
+INSTALL = "pip install 'trustgraph-ontology[cluster]'"
+# Triples of whole traces linted as one graph by a lint task: bounds a worker's memory.
+BATCH_TRIPLES = 250_000
+# Bytes of a line-format input per range: enough ranges to keep every worker busy, few enough to
+# keep the summaries and tasks few.
+MAX_CHUNK = 64 << 20
+MIN_CHUNK = 1 << 20
+
+
+def available() -> bool:
+    return Client is not None and ranges.fsspec is not None
+
+
+def require(address: str) -> None:
+    """A one-line usage error when the cluster extra is missing or the address is malformed."""
+    if not available():
+        raise SettingsError(f"--cluster needs Dask and fsspec: {INSTALL}")
+    if address.startswith("local:"):
+        count = address.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise SettingsError(f"--cluster {address}: expected local:N with N worker processes, N at least 1")
+    elif "://" not in address:
+        raise SettingsError(f"--cluster {address}: expected a scheduler address (tcp://host:8786) or local:N")
+
+
+def connect(address: str):
+    """A client of the scheduler at ``address``, or of a new local cluster of N worker processes."""
+    require(address)
+    if address.startswith("local:"):
+        cluster = LocalCluster(n_workers=int(address.removeprefix("local:")), threads_per_worker=1,
+                               processes=True, dashboard_address=":0")
+        return Client(cluster)
+    try:
+        return Client(address, timeout="30s")
+    except (OSError, TimeoutError) as exc:
+        raise SettingsError(f"--cluster {address}: cannot reach the scheduler ({exc})") from None
+
+
+# ---------------------------------------------------------------- tasks run on workers
+
+
+def _parse(r: ranges.Range, name: str):
+    got = ranges.read(r, name)
+    return got, (split(got.quads) if got.error is None else [])
+
+
+def _summary(parsed):
+    got, pieces = parsed
+    return got.line_count, got.error, got.whole, len(got.quads), [(p.subjects, p.links, p.size) for p in pieces]
+
+
+def _select(parsed, buckets: list[int], groups: list[int]) -> dict:
+    """This range's pieces per bucket: (quads, lines within the range, group) of each."""
+    got, pieces = parsed
+    chosen: dict = defaultdict(list)
+    for piece, bucket, group in zip(pieces, buckets, groups):
+        chosen[bucket].append(([got.quads[i] for i in piece.members], [got.lines[i] for i in piece.members], group))
+    return dict(chosen)
+
+
+def _pick(selected: dict, bucket: int) -> list:
+    return selected.get(bucket, [])
+
+
+def _lint_bucket(shares: list, origins: list, names: list, settings: Settings) -> list:
+    """Whole traces rebuilt from their pieces, with the part and line of each triple, linted in
+    graphs of at most BATCH_TRIPLES triples (whole groups, never a group cut)."""
+    groups: dict = defaultdict(lambda: ([], []))
+    for share, (part, offset) in zip(shares, origins):
+        for quads, lines, group in share:
+            held = groups[group]
+            held[0].extend(quads)
+            held[1].extend((part, None if line is None else line + offset) for line in lines)
+    results = []
+    batch_quads: list = []
+    batch_places: list = []
+
+    def flush():
+        if batch_quads:
+            with tg.collector_paused():
+                results.append(check_graph(graph_of(names[0], names, batch_quads, batch_places), settings))
+            batch_quads.clear()
+            batch_places.clear()
+
+    for group in sorted(groups):
+        quads, places = groups[group]
+        if batch_quads and len(batch_quads) + len(quads) > BATCH_TRIPLES:
+            flush()
+        batch_quads.extend(quads)
+        batch_places.extend(places)
+    flush()
+    return results
+
+
+def _peak_memory() -> int:
+    """This worker's peak resident memory, in bytes (Linux reports kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+# ---------------------------------------------------------------- the client
+
+
+def lint(*sources, settings: Settings, client=None, chunk: int | None = None, stats: dict | None = None) -> Report:
+    """The report of ``sources`` (paths, URLs, globs) read as one capture, linted on the cluster
+    ``settings.cluster`` (or on ``client``). Raises InputError as one process does."""
+    if any(not isinstance(s, (str, os.PathLike)) or str(s) == "-" for s in sources):
+        raise SettingsError("--cluster reads files and URLs, not standard input or objects")
+    if not available():
+        raise SettingsError(f"--cluster needs Dask and fsspec: {INSTALL}")
+    files = ranges.expand([str(s) for s in sources])
+    names = [name for _, name, _ in files]
+    own = client is None
+    if own:
+        client = connect(settings.cluster)
+    try:
+        workers = max(1, len(client.scheduler_info()["workers"]))
+        if chunk is None:
+            total = sum(size for _, _, size in files)
+            chunk = min(MAX_CHUNK, max(MIN_CHUNK, total // (4 * workers) + 1))
+        plan = ranges.plan(files, settings.input_format, chunk)
+        return _run(client, plan, names, settings, workers, stats)
+    finally:
+        if own:
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def _run(client, plan: list, names: list[str], settings: Settings, workers: int, stats: dict | None) -> Report:
+    parsed = [client.submit(_parse, r, names[r.part]) for r in plan]
+    summaries = client.gather([client.submit(_summary, f) for f in parsed])
+    _raise_first_error(plan, names, summaries)
+    offsets = _offsets(plan, summaries)
+
+    flat = [(s[0], s[1]) for _, _, _, _, pieces in summaries for s in pieces]
+    groups = join(flat)
+    sizes: dict = defaultdict(int)
+    index = 0
+    for _, _, _, _, pieces in summaries:
+        for _, _, size in pieces:
+            sizes[groups[index]] += size
+            index += 1
+    bucket_of = _deal(sizes, workers * 2)
+
+    picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
+    index = 0
+    for r, future, summary in zip(plan, parsed, summaries):
+        count = len(summary[4])
+        range_groups = groups[index:index + count]
+        index += count
+        if not count:
+            continue
+        range_buckets = [bucket_of[g] for g in range_groups]
+        selected = client.submit(_select, future, range_buckets, range_groups)
+        for bucket in sorted(set(range_buckets)):
+            picks[bucket].append((client.submit(_pick, selected, bucket), (r.part, offsets[id(r)])))
+    del parsed
+    lints = [client.submit(_lint_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings)
+             for _, shares in sorted(picks.items())]
+    results = [InputResult(name) for name in names]  # each part is a file of the report
+    for batch in client.gather(lints):
+        results.extend(batch)
+    if stats is not None:
+        stats.update(ranges=len(plan), pieces=len(flat), groups=len(sizes), buckets=len(lints),
+                     summary_bytes=sum(8 * (len(s) + len(links)) for s, links in flat),
+                     shuffled_bytes=sum(client.nbytes([f.key for shares in picks.values() for f, _ in shares],
+                                                      summary=False).values()),
+                     worker_peak_bytes=sorted(client.run(_peak_memory).values()))
+    return report_of(results, settings)
+
+
+def _raise_first_error(plan: list, names: list[str], summaries: list) -> None:
+    """The error one process would stop at: parts in order, each part's first error (or its having no triple)."""
+    by_part: dict = defaultdict(list)
+    for r, summary in zip(plan, summaries):
+        by_part[r.part].append((r, summary))
+    for part in sorted(by_part):
+        before = 0
+        quads = 0
+        for r, (line_count, error, whole, count, _) in by_part[part]:
+            if error is not None:
+                line, problem = error
+                raise InputError(names[part], None if line is None else line + (0 if whole else before), problem)
+            before += line_count
+            quads += count
+        if not quads:
+            raise ranges.no_triples(names[part], by_part[part][0][0].format)
+
+
+def _offsets(plan: list, summaries: list) -> dict:
+    """Lines before each range in its part (keyed by the range's identity)."""
+    offsets, before = {}, defaultdict(int)
+    for r, summary in zip(plan, summaries):
+        offsets[id(r)] = 0 if summary[2] else before[r.part]
+        before[r.part] += summary[0]
+    return offsets
+
+
+def _deal(sizes: dict, buckets: int) -> dict:
+    """Groups to buckets, largest first to the lightest bucket, so buckets hold about as many triples."""
+    heap = [(0, b) for b in range(max(1, buckets))]
+    bucket_of = {}
+    for group, size in sorted(sizes.items(), key=lambda item: (-item[1], item[0])):
+        load, bucket = heapq.heappop(heap)
+        bucket_of[group] = bucket
+        heapq.heappush(heap, (load + size, bucket))
+    return bucket_of

@@ -1,0 +1,200 @@
+"""Inputs cut into byte ranges, for a cluster: what is read where, and a range's quads with their lines.
+
+N-Quads, N-Triples and explain streams (JSONL) hold one statement or event per
+line, so they are cut at line boundaries into ranges that workers parse on
+their own; a range holds the lines that start inside it. Other formats are
+read whole, one range per file. Inputs are named by path or URL and read
+through fsspec (local paths, ``file://``, ``memory://``, ``s3://``, ``gs://``,
+globs): fsspec is the file layer Dask itself uses, so a worker reads its range
+straight from object storage and nothing passes through the client.
+
+Lines of a range are numbered from 1; the client adds the lines of the ranges
+before it once every range has said how many it holds.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+import pyoxigraph as ox
+
+from . import BOM, SUFFIXES, from_bytes, jsonl_events
+from .base import FORMAT_NAMES, RDF_FORMATS, InputError
+
+try:
+    import fsspec
+except ImportError:  # the cluster extra is not installed: the cluster module says how to install it
+    fsspec = None
+
+# Formats a range may cut at any line boundary.
+SPLITTABLE = {"nquads": "nquads", "ntriples": "ntriples", "jsonl": "jsonl"}
+_BY_SUFFIX = {".nq": "nquads", ".nt": "ntriples", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+
+@dataclass(frozen=True)
+class Range:
+    """Bytes [start, end) of the input ``url``, the ``part``-th input; whole files have end None."""
+
+    url: str
+    part: int
+    start: int
+    end: int | None
+    format: str | None  # splittable format, or None: read whole, format from the name and content
+
+
+@dataclass
+class RangeQuads:
+    """What a range holds: its quads with the line of each (numbered within the range), how many
+    lines it has, and the first input error met (its line within the range)."""
+
+    quads: list = field(default_factory=list)
+    lines: list = field(default_factory=list)
+    line_count: int = 0
+    error: tuple[int | None, str] | None = None
+    # Whether lines are the file's own (a file read whole): no offset is added to them.
+    whole: bool = False
+
+
+def _filesystem(url: str):
+    fs, path = fsspec.core.url_to_fs(url)
+    return fs, path
+
+
+def _named(protocol: str, path: str, given: str) -> str:
+    """How a found file is named in reports: a local path as one process names it (relative
+    when the argument was), a URL with its protocol."""
+    if protocol in ("file", "local"):
+        return path if os.path.isabs(given) or "://" in given else os.path.relpath(path)
+    return f"{protocol}://{path}" if protocol == "memory" else f"{protocol}://{path.lstrip('/')}"
+
+
+def expand(arguments: list[str]) -> list[tuple[str, str, int]]:
+    """(url, name, size) of each input file the arguments name: files, directories (their trace
+    files) and globs, in a stable order. Only metadata is read here."""
+    found: list[tuple[str, str, int]] = []
+    for argument in arguments:
+        fs, path = _filesystem(argument)
+        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+        if fs.isdir(path):
+            paths = sorted(p for p in fs.find(path)
+                           if PurePosixPath(p).suffix.lower() in SUFFIXES and not PurePosixPath(p).name.startswith("."))
+            if not paths:
+                raise InputError(argument, None, "directory holds no trace files (" + ", ".join(SUFFIXES) + ")")
+        elif any(c in path for c in "*?["):
+            paths = sorted(fs.glob(path))
+            if not paths:
+                raise InputError(argument, None, "no file matches this pattern")
+        elif fs.exists(path):
+            paths = [path]
+        else:
+            raise InputError(argument, None, "no such file or directory")
+        for p in paths:
+            url = p if protocol in ("file", "local") else f"{protocol}://{p}"
+            name = argument if p == path else _named(protocol, p, argument)
+            size = fs.size(p)
+            if not size:
+                raise InputError(name, None, "is empty: holds no triples")
+            found.append((url, name, size))
+    return found
+
+
+def plan(files: list[tuple[str, str, int]], input_format: str | None, chunk: int) -> list[Range]:
+    """The ranges of the files: line formats cut about every ``chunk`` bytes, others whole."""
+    ranges = []
+    for part, (url, _, size) in enumerate(files):
+        fmt = input_format if input_format in SPLITTABLE else None if input_format else \
+            _BY_SUFFIX.get(PurePosixPath(url).suffix.lower())
+        if fmt is None:
+            ranges.append(Range(url, part, 0, None, input_format))
+            continue
+        for start in range(0, size, max(chunk, 1)):
+            ranges.append(Range(url, part, start, min(start + chunk, size), fmt))
+    return ranges
+
+
+def _range_bytes(url: str, start: int, end: int) -> bytes:
+    """The lines that start in [start, end): a line that runs past the end is read whole."""
+    fs, path = _filesystem(url)
+    with fs.open(path, "rb") as handle:
+        if start > 0:
+            handle.seek(start - 1)
+            handle.readline()  # the end of the line that started before the range
+        position = handle.tell()
+        if position >= end:
+            return b""
+        data = handle.read(end - position)
+        if data and not data.endswith(b"\n"):
+            data += handle.readline()
+    return data
+
+
+def read(r: Range, name: str) -> RangeQuads:
+    """The quads of one range, each with its line; an input error is recorded, not raised."""
+    got = RangeQuads()
+    try:
+        if r.end is None:
+            _read_whole(r, name, got)
+            return got
+        data = _range_bytes(r.url, r.start, r.end)
+        if r.start == 0:
+            data = data.removeprefix(BOM)
+        got.line_count = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        if r.format == "jsonl":
+            for number, batch in jsonl_events(name, data.split(b"\n")):
+                got.quads.extend(batch)
+                got.lines.extend([number] * len(batch))
+        else:
+            _read_lines(data, r.format, name, got)
+    except InputError as exc:
+        got.error = (exc.line, exc.problem)
+    return got
+
+
+def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads) -> None:
+    """N-Quads or N-Triples: parsed at once; when every statement line holds one statement,
+    the n-th quad is on the n-th such line, else each line is parsed on its own."""
+    rdf_format = RDF_FORMATS[fmt]
+    holder = from_bytes(name, data, fmt) if data.strip() else None
+    if holder is None:
+        return
+    with holder.reading():
+        quads = list(ox.parse(data, format=rdf_format))
+    raw = data.split(b"\n")
+    statements = [n for n, line in enumerate(raw, start=1) if line.strip() and not line.lstrip().startswith(b"#")]
+    if len(statements) == len(quads):
+        got.quads, got.lines = quads, statements
+        return
+    for number, line in enumerate(raw, start=1):
+        for quad in ox.parse(line, format=rdf_format) if line.strip() else ():
+            got.quads.append(quad)
+            got.lines.append(number)
+
+
+def _read_whole(r: Range, name: str, got: RangeQuads) -> None:
+    """A file of a format not cut into ranges: loaded as one process loads it, lines from its locator."""
+    got.whole = True
+    fs, path = _filesystem(r.url)
+    with fs.open(path, "rb") as handle:
+        data = handle.read()
+    item = from_bytes(name, data, r.format)
+    with item.reading():
+        quads = list(item.quads())
+    if not quads:
+        raise item.no_triples()
+    locator = item.locator()
+    subjects = {(q.subject, None, None) for q in quads}
+    # Formats parsed here know each triple's line; the others only where a subject is spelt out.
+    exact = {(q.subject, q.predicate, q.object) for q in quads} if item._lines is not None else set()
+    found = locator.lines(subjects | exact, {}, len(quads))
+    got.quads = quads
+    got.lines = [found.get((q.subject, q.predicate, q.object)) or found.get((q.subject, None, None)) for q in quads]
+    got.line_count = data.count(b"\n") + 1
+
+
+def no_triples(name: str, fmt: str | None) -> InputError:
+    """The error of a part from which no triple was read, worded as one process words it."""
+    if fmt == "jsonl":
+        return InputError(name, None, "holds no triples (no explain event with triples, no wire triple)")
+    return InputError(name, None, f"holds no triples ({FORMAT_NAMES.get(fmt, fmt)} read)")
