@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import platform
+import random
 import re
 import shutil
 import statistics
@@ -243,6 +244,19 @@ def corpus(size: int, faults: float, seed: str, folder: Path, shards: int) -> Pa
         subprocess.run([sys.executable, str(GENERATOR), "--triples", str(size), "--out", str(path),
                         "--faults", str(faults), "--seed", seed, "--shards", str(shards)], check=True)
     return path
+
+
+def cut_into_parts(path: Path, count: int, folder: Path) -> list[str]:
+    """The corpus cut into ``count`` files at lines chosen at random (seeded): traces are cut across parts."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    cuts = sorted(random.Random(count).sample(range(1, len(lines)), count - 1))
+    bounds = [0, *cuts, len(lines)]
+    parts = []
+    for number, (start, end) in enumerate(zip(bounds, bounds[1:])):
+        part = folder / f"{path.stem}.part{number}.nq"
+        part.write_bytes(b"".join(lines[start:end]))
+        parts.append(str(part))
+    return parts
 
 
 def file_digest(path: Path) -> str:
@@ -459,6 +473,10 @@ def main(argv=None) -> int:
                         help="reuse a pySHACL measurement stored by an earlier run when the corpus, shapes, "
                              "ontology, reference engine and pySHACL/rdflib versions are unchanged "
                              "(pySHACL needs minutes at 1M triples); the table marks it with its date")
+    parser.add_argument("--capture-parts", type=int, default=0, metavar="K",
+                        help="also lint the corpus cut into K parts at arbitrary lines as one capture, in one "
+                        "process (--one-capture) and on a local Dask cluster of 2 workers (--cluster local:2); "
+                        "off by default: the cluster's start-up is slow for a smoke run")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the raw results here")
     args = parser.parse_args(argv)
@@ -506,6 +524,11 @@ def main(argv=None) -> int:
             run(f"tg-trace lint, {many}", lint + [folder] + common)
             run(f"tg-trace lint {jobs}, {many}", lint + [folder, jobs_option, str(args.jobs)] + common,
                 parallel=True)
+        if args.capture_parts > 1:
+            parts = cut_into_parts(path, args.capture_parts, work)
+            run(f"tg-trace lint --one-capture, {len(parts)} parts", lint + ["--one-capture", *parts] + common)
+            run(f"tg-trace lint --cluster local:2, {len(parts)} parts",
+                lint + ["--cluster", "local:2", *parts] + common, parallel=True)
         # Compared with the size asked for: a corpus ends on a whole trace, a little above it.
         if args.skip_pyshacl_above is None or size <= args.skip_pyshacl_above:
             cached, cache_path = cached_reference(path, args.corpora)
