@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from .context import Context, SiteError
-from .pages import classes, cli, components, namespaces, patterns, predicates, releases, rules
+from .pages import changes, classes, cli, components, namespaces, patterns, predicates, releases, rules
 
 _DIRECTIVE = re.compile(r"<!--\s*tgdocs:([a-z-]+)((?:\s+[^\s>]+)*)\s*-->")
 DIRECTIVES = {**classes.DIRECTIVES, **patterns.DIRECTIVES, **rules.DIRECTIVES}
@@ -54,6 +54,7 @@ class Site:
             **rules.pages(context, lint, render),
             **components.pages(context),
             **releases.pages(context),
+            **changes.pages(context),
         }
         if cli_main is not None:
             pages.update(cli.pages(context, cli_main))
