@@ -113,42 +113,60 @@ _ENTITY = PROV + "Entity"
 _GENERATED_BY = PROV + "wasGeneratedBy"
 _RAG_QUESTIONS = frozenset((TG + "GraphRagQuestion", TG + "DocRagQuestion"))
 _LEGACY_LITERALS = (TG + "thought", TG + "observation", TG + "answer")
+_GENERATED_STEPS = frozenset(TG + name for name in ("Exploration", "Grounding", "Analysis", "Conclusion", "Thought",
+                                                     "Observation", "Plan", "Decomposition"))
+_LATER_DETAILS = (TG + "terminationReason", TG + "stepNumber")
+# A node with none of these types and none of these predicates shows nothing: most of a large
+# capture is skipped by one test each.
+_MARKING_TYPES = frozenset({TG + "Question", TG + "Grounding", TG + "Answer", TG + "PatternDecision",
+                            TG + "ChunkSelection"})
+_MARKING_PREDICATES = frozenset({*_LEGACY_LITERALS, *_LATER_DETAILS, TG + "content", _GENERATED_BY,
+                                 TG + "selectedEdge", TG + "selectedChunk"})
+_EMPTY: frozenset = frozenset()
 
 
 def _signals(graph: TraceGraph, members) -> list[Signal]:
-    found: list[Signal] = []
+    """What the members show, one Signal per kind of evidence (its first node): a kind always
+    admits the same generations, so repeats would say nothing more."""
+    found: dict[str, Signal] = {}
+
+    def note(what: str, low: int, high: int, node) -> None:
+        if what not in found:
+            found[what] = Signal(what, low, high, node)
+
+    types, out = graph.types, graph.out
     for node in members:
-        kinds = graph.types_of(node)
-        props = graph.out.get(node, {})
+        kinds = types.get(node, _EMPTY)
+        props = out.get(node) or {}
+        if kinds.isdisjoint(_MARKING_TYPES) and props.keys().isdisjoint(_MARKING_PREDICATES):
+            continue
         if TG + "Question" in kinds:
             if _ACTIVITY in kinds:
-                found.append(Signal("Question typed prov:Activity", 1, 2, node))
+                note("Question typed prov:Activity", 1, 2, node)
             elif _ENTITY in kinds:
-                found.append(Signal("Question typed prov:Entity", 3, NEWEST, node))
+                note("Question typed prov:Entity", 3, NEWEST, node)
         for predicate in _LEGACY_LITERALS:
             if any(type(v) is not str for v in props.get(predicate, ())):
-                found.append(Signal(f"literal {predicate[len(TG):]} on the entity", 1, 1, node))
+                note(f"literal {predicate[len(TG):]} on the entity", 1, 1, node)
         if TG + "content" in props:
-            found.append(Signal("answer inline as tg:content", 1, 1, node))
+            note("answer inline as tg:content", 1, 1, node)
         if TG + "Grounding" in kinds:
-            found.append(Signal("a Grounding", 2, NEWEST, node))
+            note("a Grounding", 2, NEWEST, node)
         if TG + "Answer" in kinds:
-            found.append(Signal("the tg:Answer mixin", 2, NEWEST, node))
-        if _GENERATED_BY in props and (kinds & {TG + "Exploration", TG + "Grounding", TG + "Analysis",
-                                               TG + "Conclusion", TG + "Thought", TG + "Observation",
-                                               TG + "Plan", TG + "Decomposition"}):
-            found.append(Signal("a chain link written as prov:wasGeneratedBy", 1, 2, node))
-        if TG + "PatternDecision" in kinds or TG + "terminationReason" in props or TG + "stepNumber" in props:
-            found.append(Signal("a PatternDecision, termination reason or step number", 3, NEWEST, node))
+            note("the tg:Answer mixin", 2, NEWEST, node)
+        if _GENERATED_BY in props and not kinds.isdisjoint(_GENERATED_STEPS):
+            note("a chain link written as prov:wasGeneratedBy", 1, 2, node)
+        if TG + "PatternDecision" in kinds or any(p in props for p in _LATER_DETAILS):
+            note("a PatternDecision, termination reason or step number", 3, NEWEST, node)
         for selection in props.get(TG + "selectedEdge", ()):
             if type(selection) is str:
-                if TG + "EdgeSelection" in graph.types_of(selection):
-                    found.append(Signal("a typed tg:EdgeSelection", 4, NEWEST, selection))
-                elif graph.out.get(selection):
-                    found.append(Signal("an untyped edge selection", 1, 3, selection))
+                if TG + "EdgeSelection" in types.get(selection, _EMPTY):
+                    note("a typed tg:EdgeSelection", 4, NEWEST, selection)
+                elif out.get(selection):
+                    note("an untyped edge selection", 1, 3, selection)
         if TG + "ChunkSelection" in kinds or (TG + "Focus" in kinds and TG + "selectedChunk" in props):
-            found.append(Signal("a Document RAG Focus", 5, NEWEST, node))
-    return found
+            note("a Document RAG Focus", 5, NEWEST, node)
+    return list(found.values())
 
 
 def infer(graph: TraceGraph) -> dict:
@@ -159,8 +177,9 @@ def infer(graph: TraceGraph) -> dict:
 
 def _infer(graph: TraceGraph) -> dict:
     members: dict = {root: [] for root in graph.roots()}
+    root_of = graph.root_of
     for node in graph.out:
-        root = graph.root_of(node)
+        root = root_of(node)
         if root is not None:
             members.setdefault(root, []).append(node)
     found = {}
