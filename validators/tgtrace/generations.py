@@ -177,11 +177,8 @@ def infer(graph: TraceGraph) -> dict:
 
 def _infer(graph: TraceGraph) -> dict:
     members: dict = {root: [] for root in graph.roots()}
-    root_of = graph.root_of
-    for node in graph.out:
-        root = root_of(node)
-        if root is not None:
-            members.setdefault(root, []).append(node)
+    for node, root in graph.trace_members().items():
+        members.setdefault(root, []).append(node)
     found = {}
     for root, nodes in members.items():
         signals = _signals(graph, nodes)

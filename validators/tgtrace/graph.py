@@ -490,18 +490,29 @@ class TraceGraph:
                 stack.extend(self.children(node))
         roots = sorted(q for q in questions if q not in below)
         member: dict = {}
+        children, out = self._children, self.out
 
         def spread(root) -> None:
+            # children() and owned() inlined: this visits every node of every trace.
             stack = [root]
             while stack:
                 node = stack.pop()
                 if node in member:
                     continue
                 member[node] = root
-                stack.extend(self.children(node))
-                stack.extend(self.owned(node))
+                below_node = children.get(node)
+                if below_node:
+                    stack.extend(below_node)
+                props = out.get(node)
+                if props:
+                    for predicate in OWNING:
+                        values = props.get(predicate)
+                        if values:
+                            stack.extend(v for v in values if type(v) is str)
                 # Releases up to 2.2.12 chain some steps with prov:wasGeneratedBy: still the trace.
-                stack.extend(generated.get(node, _NONE))
+                later = generated.get(node)
+                if later:
+                    stack.extend(later)
 
         for root in roots:
             spread(root)
@@ -520,6 +531,10 @@ class TraceGraph:
     def root_of(self, node):
         """The root Question of the trace node belongs to, else None."""
         return self.fact("traces", TraceGraph._traces)[2].get(node)
+
+    def trace_members(self) -> dict:
+        """Every node of a trace -> its trace's root Question (what root_of reads)."""
+        return self.fact("traces", TraceGraph._traces)[2]
 
     def has_question_above(self, node) -> bool:
         """node derives, transitively, from a Question (itself included, through a cycle)."""
