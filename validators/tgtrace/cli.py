@@ -375,7 +375,6 @@ def show(path, trace, fmt, color, config_file, no_config) -> None:
     _exit_for(views, settings)
 
 
-
 _DRAWINGS = {".svg": "svg", ".png": "png", ".dot": "dot"}
 
 

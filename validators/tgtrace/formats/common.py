@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -43,6 +44,13 @@ def relative_path(file: str | None, root: str | Path | None = None) -> str | Non
     or as given when it lies outside; None for input that is not a file."""
     if file in NOT_A_FILE:
         return None
+    # Asked once per finding: a capture with a million findings names a handful of files.
+    return _relative(str(file), None if root is None else str(root), os.getcwd(), os.environ.get("GITHUB_WORKSPACE"))
+
+
+@lru_cache(maxsize=4096)
+def _relative(file: str, root: str | None, cwd: str, workspace: str | None) -> str:
+    # cwd and workspace are part of the key: the answer depends on them.
     base = Path(root) if root is not None else repository_root()
     absolute = Path(os.path.abspath(file))
     try:
