@@ -390,7 +390,7 @@ def _action_step(name: str) -> dict:
 def test_action_is_composite_with_its_inputs():
     action = _load(ACTION)
     assert action["runs"]["using"] == "composite"
-    assert {"paths", "fail-on", "config", "sarif", "version"} <= set(action["inputs"])
+    assert {"paths", "fail-on", "target-version", "config", "sarif", "version"} <= set(action["inputs"])
     assert action["inputs"]["sarif"]["default"] == "false"
     assert action["inputs"]["version"]["default"] == ""
     for step in action["runs"]["steps"]:
@@ -415,7 +415,8 @@ def lint_step(tmp_path):
         summary.write_text("")
         env = _clean_env(GITHUB_ACTIONS="true", GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary),
                          RUNNER_TEMP=str(tmp_path), TG_TRACE=_tg_trace(), NO_COLOR="1",
-                         INPUT_PATHS="*.nq", INPUT_FAIL_ON="", INPUT_CONFIG="", INPUT_SARIF="false")
+                         INPUT_PATHS="*.nq", INPUT_FAIL_ON="", INPUT_CONFIG="", INPUT_SARIF="false",
+                         INPUT_TARGET_VERSION="")
         env.update({"INPUT_" + k.upper(): v for k, v in inputs.items()})
         result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], capture_output=True, text=True, cwd=tmp_path, env=env)
         assert result.returncode == 0, result.stdout + result.stderr  # the last step gives the status
@@ -454,6 +455,17 @@ def test_action_passes_the_config_and_reports_usage_errors(lint_step, tmp_path):
     _, outputs, _ = lint_step(config="missing.toml")
     assert outputs["exit-code"] == "2"
     _, outputs, _ = lint_step(sarif="yes")
+    assert outputs["exit-code"] == "2"
+
+
+def test_action_target_version_makes_older_traces_errors(lint_step, tmp_path):
+    shutil.copy(EXAMPLES / "releases" / "2.1.16" / "react.nq", tmp_path / "old-react.nq")
+    result, outputs, _ = lint_step()
+    assert outputs["exit-code"] == "0"  # judged by its own trace model: information only
+    result, outputs, _ = lint_step(target_version="2.11")
+    assert outputs["exit-code"] == "1"
+    assert re.search(r"^::error file=old-react\.nq,line=\d+", result.stdout, re.MULTILINE)
+    _, outputs, _ = lint_step(target_version="two")
     assert outputs["exit-code"] == "2"
 
 
