@@ -5,23 +5,16 @@ opened in headless Chromium: the key pages must load with no console error, no
 failed request and no request to another host, and every diagram must be drawn.
 Screenshots of those pages are kept under SCREENSHOTS for CI to publish.
 
-Chromium is driven over the Chrome DevTools Protocol with the small
-``websocket-client`` package: it talks to the Debian ``chromium`` binary as it
-is, where Selenium would also need a matching chromedriver and a heavier stack.
+Chromium is driven over the Chrome DevTools Protocol (``browser_support``).
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import itertools
 import json
 import re
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import tomllib
 import urllib.request
@@ -29,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_support import ROOT, built_site, is_external, read_pages, require, resolve
+from browser_support import chromium, screenshot, visit
+from docs_support import ROOT, built_site, is_external, read_pages, resolve
 
 # CI publishes this folder as an artefact; keep the name stable.
 SCREENSHOTS = ROOT / "ci-artifacts" / "docs-screenshots"
@@ -43,27 +37,6 @@ PAGES = {
 }
 # Pages that must show at least one diagram.
 DIAGRAM_PAGES = {"pattern-graphrag", "class-question"}
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--hide-scrollbars",
-    "--window-size=1280,900",
-]
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -107,137 +80,10 @@ def server(site, tmp_path_factory):
     process.wait(timeout=10)
 
 
-class DevTools:
-    """A minimal Chrome DevTools Protocol client for one page target."""
-
-    def __init__(self, ws_url: str):
-        import websocket
-
-        self.ws = websocket.create_connection(ws_url, timeout=30, suppress_origin=True)
-        self.ids = itertools.count(1)
-        self.events: list[dict] = []
-
-    def send(self, method: str, **params) -> dict:
-        ident = next(self.ids)
-        self.ws.send(json.dumps({"id": ident, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.ws.recv())
-            if message.get("id") == ident:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
-            if "method" in message:
-                self.events.append(message)
-
-    def pump(self, seconds: float) -> None:
-        """Collect events for a while."""
-        deadline = time.monotonic() + seconds
-        self.ws.settimeout(0.1)
-        try:
-            while time.monotonic() < deadline:
-                try:
-                    message = json.loads(self.ws.recv())
-                except Exception as error:  # websocket timeout: nothing arrived
-                    if type(error).__name__ == "WebSocketTimeoutException":
-                        continue
-                    raise
-                if "method" in message:
-                    self.events.append(message)
-        finally:
-            self.ws.settimeout(30)
-
-    def close(self) -> None:
-        self.ws.close()
-
-
 @pytest.fixture(scope="module")
 def browser():
-    chromium = _chromium()
-    require(chromium is not None, "Chromium is not installed (Debian package chromium)")
-    try:
-        import websocket  # noqa: F401
-    except ImportError:
-        require(False, "the websocket-client package is not installed (pip install -e '.[test]')")
-    profile = tempfile.mkdtemp(prefix="tgdocs-chromium-")
-    process = subprocess.Popen(
-        [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        # Chromium writes the port it chose into the profile folder.
-        active = Path(profile) / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not (active.exists() and active.read_text().strip()):
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("headless Chromium did not start")
-            time.sleep(0.1)
-        port = int(active.read_text().split()[0])
-        targets = []
-        while not targets:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
-                targets = [t for t in json.load(response) if t.get("type") == "page"]
-            if not targets:
-                time.sleep(0.1)
-        client = DevTools(targets[0]["webSocketDebuggerUrl"])
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            client.send(f"{domain}.enable")
+    with chromium() as client:
         yield client
-        client.close()
-    finally:
-        process.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=10)
-        if process.poll() is None:
-            process.kill()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def visit(client: DevTools, url: str) -> dict:
-    """Load a page and wait until the network is quiet; report what went wrong."""
-    client.events.clear()
-    client.send("Page.navigate", url=url)
-    # Done when the load event has fired and the network has been quiet for a
-    # second (Material fetches its search index after the load event). In-flight
-    # requests are not counted: a worker's own requests finish in the worker's
-    # target, which this page session does not see.
-    deadline = time.monotonic() + 30
-    loaded = False
-    quiet_since = time.monotonic()
-    seen = 0
-    while time.monotonic() < deadline:
-        client.pump(0.2)
-        for event in client.events[seen:]:
-            if event["method"] == "Page.loadEventFired":
-                loaded = True
-            if event["method"].startswith("Network."):
-                quiet_since = time.monotonic()
-        seen = len(client.events)
-        if loaded and time.monotonic() - quiet_since > 1.0:
-            break
-    assert loaded, f"{url} did not finish loading"
-
-    problems = {"console": [], "failed": [], "remote": []}
-    for event in client.events:
-        method, params = event["method"], event.get("params", {})
-        if method == "Runtime.exceptionThrown":
-            details = params["exceptionDetails"]
-            problems["console"].append(details.get("exception", {}).get("description") or details.get("text"))
-        elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            problems["console"].append(" ".join(str(a.get("value", a.get("description", ""))) for a in params["args"]))
-        elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
-            problems["console"].append(params["entry"]["text"] + " " + params["entry"].get("url", ""))
-        elif method == "Network.loadingFailed":
-            problems["failed"].append(f"{params.get('errorText')} ({params['requestId']})")
-        elif method == "Network.responseReceived" and params["response"]["status"] >= 400:
-            problems["failed"].append(f"{params['response']['status']} {params['response']['url']}")
-        elif method == "Network.responseReceivedExtraInfo" and params.get("statusCode", 200) >= 400:
-            problems["failed"].append(f"{params['statusCode']} ({params['requestId']})")
-        elif method == "Network.requestWillBeSent":
-            target = params["request"]["url"]
-            if not target.startswith(("http://127.0.0.1:", "data:", "blob:", "about:")):
-                problems["remote"].append(target)
-    return problems
 
 
 DIAGRAM_SIZES = """
@@ -249,22 +95,6 @@ DIAGRAM_SIZES = """
             loaded: drawing.tagName.toLowerCase() !== 'img' || (drawing.complete && drawing.naturalWidth > 0)};
 }))()
 """
-
-
-def screenshot(client: DevTools, name: str) -> Path:
-    metrics = client.send("Page.getLayoutMetrics")
-    size = metrics.get("cssContentSize") or metrics["contentSize"]
-    width, height = int(size["width"]), min(int(size["height"]), 16000)
-    shot = client.send(
-        "Page.captureScreenshot",
-        format="png",
-        captureBeyondViewport=True,
-        clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
-    )
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    path.write_bytes(base64.b64decode(shot["data"]))
-    return path
 
 
 @pytest.mark.parametrize("name", list(PAGES))
@@ -287,7 +117,7 @@ def test_page_loads_cleanly_in_chromium(server, browser, name):
                          expression="document.querySelector('.md-version__current')?.textContent")["result"]
     assert shown.get("value"), f"{PAGES[name]} shows no version selector"
 
-    path = screenshot(browser, name)
+    path = screenshot(browser, SCREENSHOTS / f"{name}.png")
     assert path.stat().st_size > 10_000, f"screenshot of {PAGES[name]} is blank"
 
 

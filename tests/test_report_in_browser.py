@@ -1,0 +1,130 @@
+"""The HTML report as a person opens it: from file://, in headless Chromium.
+
+The report of a faulty example beside clean ones must render with no console
+error and no request beyond its own file; a click on a finding scrolls its
+node into view, a click on a flagged node scrolls back to its finding, and the
+filters hide the rows they exclude. Screenshots are kept for CI
+(``browser_support.artifacts``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from browser_support import artifacts, chromium, screenshot, visit
+from conftest import EXAMPLES
+from tgtrace.cli import main
+from test_format_html import misdirected
+
+# Clean traces (a supervisor with sub-agents, GraphRAG) and two with warnings of different rules.
+INPUTS = ("graph-rag.nq", "supervisor.nq", "orchestrator-react-max-iterations.nq", "legacy-react-one-shot.nq")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """The report of the examples and one mutated to break C019, with the findings as JSON."""
+    folder = tmp_path_factory.mktemp("report")
+    inputs = [str(misdirected(folder))] + [str(EXAMPLES / name) for name in INPUTS]
+    out = folder / "report.html"
+    runner = CliRunner()
+    result = runner.invoke(main, ["lint", *inputs, "--format", "html", "-o", str(out), "--no-config"])
+    assert result.exit_code == 1, result.output
+    result = runner.invoke(main, ["lint", *inputs, "--format", "json", "--no-config"])
+    return out, json.loads(result.output)["findings"]
+
+
+@pytest.fixture(scope="module")
+def page(report, tmp_path_factory):
+    """Chromium with the report loaded; what went wrong while it loaded."""
+    with chromium() as client:
+        found = visit(client, report[0].as_uri(), local=("file://",))
+        yield client, found
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    return artifacts(tmp_path_factory, "report-screenshots")
+
+
+def click(client, selector: str) -> None:
+    """A real mouse click (not element.click()) on the middle of the first match, scrolled into view."""
+    box = client.evaluate(f"""(() => {{const el = document.querySelector({json.dumps(selector)});
+        el.scrollIntoView({{block: 'center'}}); const r = el.getBoundingClientRect();
+        return {{x: r.left + r.width / 2, y: r.top + r.height / 2}}}})()""")
+    for kind in ("mousePressed", "mouseReleased"):
+        client.send("Input.dispatchMouseEvent", type=kind, x=box["x"], y=box["y"], button="left", clickCount=1)
+
+
+def in_view(client, selector: str) -> dict:
+    """Whether the first match's middle lies in the viewport, and whether it is highlighted."""
+    return client.evaluate(f"""(() => {{const el = document.querySelector({json.dumps(selector)});
+        const r = el.getBoundingClientRect(), y = r.top + r.height / 2, x = r.left + r.width / 2;
+        return {{visible: y >= 0 && y <= innerHeight && x >= 0 && x <= innerWidth,
+                 highlighted: el.classList.contains('hl')}}}})()""")
+
+
+def test_the_report_renders_offline_with_every_diagram(page, report, shots):
+    client, found = page
+    assert found == {"console": [], "failed": [], "remote": []}
+    sizes = client.evaluate("""Array.from(document.querySelectorAll('.diagram svg')).map(s => {
+        const r = s.getBoundingClientRect(); return [r.width, r.height]})""")
+    assert len(sizes) == 1 + len(INPUTS) and all(w > 50 and h > 50 for w, h in sizes)
+    rows = client.evaluate("document.querySelectorAll('#findings tbody tr').length")
+    assert rows == len(report[1])
+    assert client.evaluate("document.querySelector('#summary').innerText").count("1 error") == 1
+    assert screenshot(client, shots / "report.png").stat().st_size > 20_000
+
+
+def test_a_click_on_a_finding_scrolls_to_its_node_and_back(page, shots):
+    client, _ = page
+    client.evaluate("window.scrollTo(0, 0)")
+    link = 'tr[data-rule="C019"] a.to-node'
+    node = client.evaluate(f"document.querySelector({json.dumps(link)}).dataset.node")
+    assert not in_view(client, f"#{node}")["visible"]  # the diagrams lie below the findings
+    click(client, link)
+    time.sleep(0.2)
+    assert in_view(client, f"#{node}") == {"visible": True, "highlighted": True}
+    screenshot(client, shots / "report-finding-to-node.png", full_page=False)
+    # And from the flagged node back to its finding's row.
+    row = f'tr[data-node="{node}"]'
+    client.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert not in_view(client, row)["visible"]
+    click(client, f"#{node} polygon, #{node} path")
+    time.sleep(0.2)
+    assert in_view(client, row) == {"visible": True, "highlighted": True}
+    screenshot(client, shots / "report-node-to-finding.png", full_page=False)
+
+
+def test_the_filters_hide_the_rows_they_exclude(page, report, shots):
+    client, _ = page
+    findings = report[1]
+
+    def choose(name: str, value: str) -> dict:
+        client.evaluate(f"""(() => {{const s = document.querySelector('select.filter[name={name}]');
+            s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change'))}})()""")
+        return client.evaluate("""(() => {const shown = sel => Array.from(document.querySelectorAll(sel))
+            .filter(r => !r.hidden && r.offsetParent !== null);
+            return {findings: shown('#findings tbody tr').map(r => [r.dataset.rule, r.dataset.severity]),
+                    traces: shown('#traces tbody tr').length,
+                    count: document.getElementById('shown').textContent}})()""")
+
+    errors = choose("severity", "error")
+    assert errors["findings"] == [["C019", "error"]] and errors["count"] == "1"
+    assert errors["traces"] == 1  # only the trace with the error is left
+    screenshot(client, shots / "report-filtered.png", full_page=False)
+    choose("severity", "")
+    # The rule found most often, beside the error's rule and family.
+    rule = max({f["rule"] for f in findings} - {"C019"}, key=lambda r: sum(f["rule"] == r for f in findings))
+    by_rule = choose("rule", rule)
+    assert len(by_rule["findings"]) == sum(f["rule"] == rule for f in findings)
+    assert {r for r, _ in by_rule["findings"]} == {rule}
+    # Filters combine: that rule and only errors leaves nothing, not a trace either.
+    none = choose("severity", "error")
+    assert none["findings"] == [] and none["traces"] == 0 and none["count"] == "0"
+    for name in ("rule", "severity"):
+        everything = choose(name, "")
+    assert len(everything["findings"]) == len(findings) and everything["traces"] == 1 + len(INPUTS)
