@@ -14,7 +14,9 @@ tool runs in a fresh process so that its wall time and peak RSS are its own:
 - ``tg-trace lint``: the real command, fast engine, JSON output;
 - ``tg-trace lint -j N``: the same in N processes, when the command has ``-j``;
 - ``pySHACL``: the same command with ``--engine shacl``, i.e. pySHACL running
-  the project's shapes (the reference the fast engine must agree with).
+  the project's shapes (the reference the fast engine must agree with);
+- with ``--explore``: ``tg-trace list`` (every trace's row, linted) and
+  ``tg-trace show --trace`` of one trace (only that trace linted).
 
 The (rule, focus) sets of the fast engine and pySHACL are compared on every
 size where pySHACL ran, and the faults the generator injected must all be
@@ -53,6 +55,9 @@ TARGET_SIZE = 1_000_000
 TARGET_VS_PYSHACL = 25.0  # pySHACL wall / tg-trace wall, at least
 TARGET_VS_PARSE = 1.5     # tg-trace wall / bare parse wall, at most
 TARGET_RSS_MB = 400.0     # peak RSS of tg-trace lint, at most
+TARGET_LIST_VS_LINT = 2.0  # tg-trace list wall / tg-trace lint wall, at most
+LIST = "tg-trace list"
+SHOW_ONE = "tg-trace show --trace (one trace)"
 
 BARE_PARSE = """\
 import sys
@@ -343,6 +348,18 @@ def environment() -> dict:
     }
 
 
+def first_trace(path: Path) -> str:
+    """The IRI of the corpus's first Question: the trace `show --trace` picks."""
+    question = re.compile(r"^<([^>]+)> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+                          r"<https://trustgraph.ai/ns/\w*Question>")
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            found = question.match(line)
+            if found:
+                return found.group(1)
+    raise RuntimeError(f"{path} holds no Question")
+
+
 def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -444,6 +461,13 @@ def check_lines(results: dict[int, dict[str, Measure]], injected: dict[int, set]
                              f"(Python's own cost of touching each quad once)")
         lines.append(f"{head} tg-trace peak RSS {fast.rss_mb:.0f} MB (target ≤ {TARGET_RSS_MB:g} MB: "
                      f"{mark(fast.rss_mb <= TARGET_RSS_MB)})")
+        if LIST in by_tool:
+            r = by_tool[LIST].wall / fast.wall
+            lines.append(f"{head} {LIST} ÷ tg-trace lint = {r:.2f}x (target ≤ {TARGET_LIST_VS_LINT:g}x: "
+                         f"{mark(r <= TARGET_LIST_VS_LINT)})")
+        if SHOW_ONE in by_tool:
+            lines.append(f"{head} {SHOW_ONE} ÷ tg-trace lint = {by_tool[SHOW_ONE].wall / fast.wall:.2f}x "
+                         f"(the rules run on one trace; the file is still parsed whole)")
     if len(results) > 1:
         per = {size: by_tool["tg-trace lint"].wall / size * 1e6 for size, by_tool in results.items()}
         lines.append("tg-trace cost per triple by size: "
@@ -477,6 +501,9 @@ def main(argv=None) -> int:
                         help="also lint the corpus cut into K parts at arbitrary lines as one capture, in one "
                         "process (--one-capture) and on a local Dask cluster of 2 workers (--cluster local:2); "
                         "off by default: the cluster's start-up is slow for a smoke run")
+    parser.add_argument("--explore", action="store_true",
+                        help="also time tg-trace list and tg-trace show --trace of one trace on each corpus; "
+                        "off by default, so the CI smoke run stays as it is")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the raw results here")
     args = parser.parse_args(argv)
@@ -529,6 +556,11 @@ def main(argv=None) -> int:
             run(f"tg-trace lint --one-capture, {len(parts)} parts", lint + ["--one-capture", *parts] + common)
             run(f"tg-trace lint --cluster local:2, {len(parts)} parts",
                 lint + ["--cluster", "local:2", *parts] + common, parallel=True)
+        if args.explore:
+            explore_common = ["--format", "json", "--no-config"]
+            run(LIST, tg_trace_command() + ["list", str(path)] + explore_common, parse=False)
+            run(SHOW_ONE, tg_trace_command() + ["show", str(path), "--trace", first_trace(path)] + explore_common,
+                parse=False)
         # Compared with the size asked for: a corpus ends on a whole trace, a little above it.
         if args.skip_pyshacl_above is None or size <= args.skip_pyshacl_above:
             cached, cache_path = cached_reference(path, args.corpora)
