@@ -1,5 +1,6 @@
 """--cluster: one capture linted on a Dask cluster gives exactly the findings of one process,
-(rule, focus, file, line), whatever the cut of its parts, a lost worker or where the inputs are."""
+(rule, focus, file, line), whatever the cut of its parts, a lost worker or where the inputs are;
+tg-trace list --cluster gives the rows of one process."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 import tgtrace
 from capture_support import corpus, cut, moved, rows
 from conftest import EXAMPLES
-from tgtrace import cluster
+from tgtrace import cluster, explore
 from tgtrace.cli import main
 from tgtrace.loaders import InputError
 from tgtrace.settings import Settings
@@ -137,3 +138,56 @@ def test_cli_bad_address():
     result = CliRunner().invoke(main, ["lint", "--no-config", "--cluster", "local:none", str(EXAMPLES / "graph-rag.nq")])
     assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- tg-trace list --cluster
+
+def listed(rows, parts=None) -> list[dict]:
+    """The rows as `list --format json` gives them; with ``parts``, each row's file checked to be
+    one of them and left out (the uncut file names none of them)."""
+    found = [dict(r.summary()) for r in rows]
+    if parts is not None:
+        assert {row.pop("file") for row in found} <= {str(p) for p, _ in parts} | {None}
+    return found
+
+
+@pytest.mark.parametrize("source", CASES, ids=lambda p: str(p.relative_to(EXAMPLES)))
+def test_list_rows_of_a_cut_example_are_those_of_one_process(source: Path, tmp_path: Path, client):
+    parts = cut(source, tmp_path, parts=4, seed=5)
+    names = [str(p) for p, _ in parts]
+    alone = explore.rows(*names, settings=ONE_CAPTURE)
+    spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=CHUNK)
+    assert listed(spread) == listed(alone)
+    whole = explore.rows(str(source), settings=Settings(fail_on=None))
+    assert listed(spread, parts) == listed(whole, [(source, 0)])
+
+
+def test_list_rows_of_the_corpus_cut_in_eight_parts(tmp_path: Path, client):
+    source = corpus(100_000, tmp_path)
+    parts = cut(source, tmp_path, parts=8, seed=11)
+    names = [str(p) for p, _ in parts]
+    spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=400_000)
+    assert any(any(r.counts().values()) for r in spread)
+    assert listed(spread) == listed(explore.rows(*names, settings=ONE_CAPTURE))
+    assert listed(spread, parts) == listed(explore.rows(str(source), settings=ONE_CAPTURE), [(source, 0)])
+
+
+def test_cli_list_on_a_local_cluster(tmp_path: Path):
+    source = EXAMPLES / "supervisor.nq"
+    parts = [str(p) for p, _ in cut(source, tmp_path, parts=3, seed=7)]
+    more = [str(p) for p, _ in cut(EXAMPLES / "orchestrator-react-tool-error.nq", tmp_path, parts=2, seed=7)]
+    runner = CliRunner()
+    args = ["list", "--no-config", "--format", "json", "--sort", "steps", "--reverse", "--pattern", "supervisor",
+            "--pattern", "react", *parts, *more]
+    alone = runner.invoke(main, [*args, "--one-capture"])
+    spread = runner.invoke(main, [*args, "--cluster", "local:2"])
+    assert alone.exit_code == spread.exit_code
+    assert json.loads(spread.output) == json.loads(alone.output)
+    assert [row["pattern"] for row in json.loads(alone.output)] == ["supervisor", "react"]
+
+
+def test_cli_list_without_the_extra(monkeypatch):
+    monkeypatch.setattr(cluster, "Client", None)
+    result = CliRunner().invoke(main, ["list", "--no-config", "--cluster", "local:2", str(EXAMPLES / "graph-rag.nq")])
+    assert result.exit_code == 2
+    assert result.output == "tg-trace: --cluster needs Dask and fsspec: pip install 'trustgraph-ontology[cluster]'\n"

@@ -94,3 +94,22 @@ def test_empty_part_is_an_input_error(tmp_path: Path):
     result = CliRunner().invoke(main, ["lint", "--no-config", "--one-capture", *parts, str(blank)])
     assert result.exit_code == 2
     assert f"{blank}: holds no triples" in result.output
+
+
+def test_list_shows_a_cut_trace_once_whole(tmp_path: Path):
+    source = EXAMPLES / "supervisor.nq"
+    parts = [str(p) for p, _ in cut(source, tmp_path, parts=3, seed=4)]
+    runner = CliRunner()
+
+    def listed(*args):
+        result = runner.invoke(main, ["list", "--no-config", "--format", "json", *args])
+        assert result.exit_code in (0, 1), result.output
+        return json.loads(result.stdout)
+
+    (whole,) = listed(str(source))
+    (joined,) = listed("--one-capture", *parts)
+    assert joined.pop("file") in parts
+    del whole["file"]
+    assert joined == whole
+    # Each part alone holds pieces of the trace: not the one row of the whole.
+    assert [{k: v for k, v in row.items() if k != "file"} for row in listed(*parts)] != [whole]

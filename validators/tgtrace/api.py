@@ -196,9 +196,9 @@ def lint_input(source: Input, settings: Settings = DEFAULTS) -> Iterator[InputRe
     yield result
 
 
-def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Iterator[InputResult]:
-    """The inputs as the parts of one capture: read into one graph, so that a trace cut across
-    parts is linted whole; each finding names the part (and its line) that holds its triple."""
+def capture_graph(items: Sequence[Input]) -> TraceGraph:
+    """The inputs as the parts of one capture, read into one graph: a trace cut across parts is
+    whole in it, and a triple's place is the part (and its line) that holds it."""
     parts = tg.Parts()
     graph = TraceGraph(items[0].name, parts)
     with tg.collector_paused():
@@ -209,7 +209,16 @@ def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Itera
             if graph.statements == start:
                 raise item.no_triples()
             parts.add(item.name, item.locator(), start, graph.statements - start)
-            yield InputResult(item.name)  # each part is a file of the report
+    return graph
+
+
+def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Iterator[InputResult]:
+    """The inputs as the parts of one capture (:func:`capture_graph`), linted as one graph;
+    each finding names the part (and its line) that holds its triple."""
+    graph = capture_graph(items)
+    for item in items:
+        yield InputResult(item.name)  # each part is a file of the report
+    with tg.collector_paused():
         yield check_graph(graph, settings)
 
 

@@ -24,7 +24,7 @@ from .formats import FORMATS, default_format, emit
 from .formats import diagram, views as view_formats
 from .formats.common import plural
 from .loaders import INPUT_FORMATS, InputError, expand_paths
-from .model import Report
+from .model import Report, Severity
 from .rules import UnknownRule, get_rule
 from .settings import ENGINES, Output, SettingsError
 from .shapes import ShapesError
@@ -279,9 +279,10 @@ def _views(paths, trace, config_file, no_config) -> tuple[list, object]:
 
 
 def _exit_for(views, settings) -> None:
-    """The exit contract: 1 when a shown trace has a finding at or above --fail-on."""
+    """The exit contract: 1 when a shown trace (or row) has a finding at or above --fail-on."""
     fail_on = settings.fail_on
-    failed = fail_on is not None and any(f.severity >= fail_on for v in views for f in v.findings)
+    failed = fail_on is not None and any(
+        count and Severity.parse(name) >= fail_on for v in views for name, count in v.counts().items())
     sys.exit(1 if failed else 0)
 
 
@@ -330,18 +331,29 @@ _SORTS = {
               help="Order of the rows.")
 @click.option("--reverse", is_flag=True, help="Reverse the order.")
 @click.option("--color/--no-color", default=None, help="Colour the table. Default: on a terminal.")
+@click.option("--one-capture", is_flag=True, default=None,
+              help="The inputs are parts of one capture: a trace cut across them is listed once, whole.")
+@click.option("--cluster", "cluster_address", default=None, metavar="ADDRESS",
+              help="Build the rows on a Dask cluster, as lint --cluster lints: a scheduler (tcp://host:8786) or "
+              "local:N. Implies --one-capture. Needs pip install 'trustgraph-ontology[cluster]'.")
 @_config_options
-def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, color, config_file, no_config) -> None:
+def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, color, one_capture, cluster_address,
+                config_file, no_config) -> None:
     """One row per trace of the files (sub-agents and tool sub-traces counted in their parent):
     pattern, trace model, question, start, steps, LLM and tool time, tokens, models, termination,
     whether it was answered, and findings per severity.
 
     Exit status: 0, or 1 when a listed trace has a finding at or above the configured fail-on."""
-    views, settings = _views(paths, None, config_file, no_config)
+    settings = config.resolve(config_file, no_config, one_capture=one_capture or None, cluster=cluster_address)
+    if settings.cluster:
+        cluster.require(settings.cluster)
+        views = cluster.rows(*paths, settings=replace(settings, one_capture=True))
+    else:
+        views = explore.rows(*paths, settings=settings)
     if patterns:
         views = [v for v in views if v.pattern in patterns]
     if has_findings:
-        views = [v for v in views if v.findings]
+        views = [v for v in views if any(v.counts().values())]
     if since:
         start = explore.parse_time(since)
         if start is None:

@@ -18,7 +18,8 @@ The run, partitioned by trace and not by file:
    are selected per bucket where they lie, and each bucket's lint task
    fetches its pieces, rebuilds whole traces with their (part, line) and
    lints them with the same engine and Settings as one process;
-4. the results merge into one report (``api.report_of``).
+4. the results merge into one report (``api.report_of``); for ``tg-trace list`` the
+   lint tasks build the rows of their traces instead, and only the rows travel back.
 
 Every task is a pure function of its inputs, so the tasks of a worker lost
 mid-run are rerun from their inputs and no finding is lost or counted twice.
@@ -30,9 +31,12 @@ import heapq
 import os
 import resource
 from collections import defaultdict
+from typing import Iterator
 
 from . import graph as tg
 from .api import InputResult, check_graph, report_of
+from .explore import TraceRow, capture_order, capture_views
+from .graph import TraceGraph
 from .loaders import InputError
 from .loaders import ranges
 from .model import Report
@@ -108,8 +112,8 @@ def _pick(selected: dict, bucket: int) -> list:
     return selected.get(bucket, [])
 
 
-def _lint_bucket(shares: list, origins: list, names: list, settings: Settings) -> list:
-    """Whole traces rebuilt from their pieces, with the part and line of each triple, linted in
+def _graphs(shares: list, origins: list, names: list) -> Iterator[TraceGraph]:
+    """Whole traces rebuilt from a bucket's pieces, with the part and line of each triple, in
     graphs of at most BATCH_TRIPLES triples (whole groups, never a group cut)."""
     groups: dict = defaultdict(lambda: ([], []))
     for share, (part, offset) in zip(shares, origins):
@@ -117,25 +121,35 @@ def _lint_bucket(shares: list, origins: list, names: list, settings: Settings) -
             held = groups[group]
             held[0].extend(quads)
             held[1].extend((part, None if line is None else line + offset) for line in lines)
-    results = []
     batch_quads: list = []
     batch_places: list = []
-
-    def flush():
-        if batch_quads:
-            with tg.collector_paused():
-                results.append(check_graph(graph_of(names[0], names, batch_quads, batch_places), settings))
-            batch_quads.clear()
-            batch_places.clear()
-
     for group in sorted(groups):
         quads, places = groups[group]
         if batch_quads and len(batch_quads) + len(quads) > BATCH_TRIPLES:
-            flush()
+            yield graph_of(names[0], names, batch_quads, batch_places)
+            batch_quads, batch_places = [], []
         batch_quads.extend(quads)
         batch_places.extend(places)
-    flush()
+    if batch_quads:
+        yield graph_of(names[0], names, batch_quads, batch_places)
+
+
+def _lint_bucket(shares: list, origins: list, names: list, settings: Settings) -> list:
+    """The results of a bucket's whole traces, linted as one process lints them."""
+    results = []
+    with tg.collector_paused():
+        for graph in _graphs(shares, origins, names):
+            results.append(check_graph(graph, settings))
     return results
+
+
+def _list_bucket(shares: list, origins: list, names: list, settings: Settings) -> list[dict]:
+    """The `tg-trace list` rows of a bucket's whole traces: only the rows travel back."""
+    rows = []
+    with tg.collector_paused():
+        for graph in _graphs(shares, origins, names):
+            rows.extend(view.summary() for view in capture_views(graph, check_graph(graph, settings).findings))
+    return rows
 
 
 def _peak_memory() -> int:
@@ -149,6 +163,23 @@ def _peak_memory() -> int:
 def lint(*sources, settings: Settings, client=None, chunk: int | None = None, stats: dict | None = None) -> Report:
     """The report of ``sources`` (paths, URLs, globs) read as one capture, linted on the cluster
     ``settings.cluster`` (or on ``client``). Raises InputError as one process does."""
+    names, batches = _on_cluster(sources, settings, client, chunk, stats, _lint_bucket)
+    results = [InputResult(name) for name in names]  # each part is a file of the report
+    for batch in batches:
+        results.extend(batch)
+    return report_of(results, settings)
+
+
+def rows(*sources, settings: Settings, client=None, chunk: int | None = None,
+         stats: dict | None = None) -> list[TraceRow]:
+    """The `tg-trace list` rows of ``sources`` read as one capture, built on the cluster where
+    their traces are linted: the rows of one process (``explore.rows`` with one_capture)."""
+    _, batches = _on_cluster(sources, settings, client, chunk, stats, _list_bucket)
+    return sorted((TraceRow(row) for batch in batches for row in batch), key=capture_order)
+
+
+def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: dict | None, task) -> tuple:
+    """(names of the parts, what ``task`` gave for each bucket of whole traces)."""
     if any(not isinstance(s, (str, os.PathLike)) or str(s) == "-" for s in sources):
         raise SettingsError("--cluster reads files and URLs, not standard input or objects")
     if not available():
@@ -164,7 +195,7 @@ def lint(*sources, settings: Settings, client=None, chunk: int | None = None, st
             total = sum(size for _, _, size in files)
             chunk = min(MAX_CHUNK, max(MIN_CHUNK, total // (4 * workers) + 1))
         plan = ranges.plan(files, settings.input_format, chunk)
-        return _run(client, plan, names, settings, workers, stats)
+        return names, _run(client, plan, names, settings, workers, stats, task)
     finally:
         if own:
             cluster = getattr(client, "cluster", None)
@@ -173,7 +204,8 @@ def lint(*sources, settings: Settings, client=None, chunk: int | None = None, st
                 cluster.close()
 
 
-def _run(client, plan: list, names: list[str], settings: Settings, workers: int, stats: dict | None) -> Report:
+def _run(client, plan: list, names: list[str], settings: Settings, workers: int, stats: dict | None,
+         task) -> list:
     parsed = [client.submit(_parse, r, names[r.part]) for r in plan]
     summaries = client.gather([client.submit(_summary, f) for f in parsed])
     _raise_first_error(plan, names, summaries)
@@ -202,18 +234,15 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
         for bucket in sorted(set(range_buckets)):
             picks[bucket].append((client.submit(_pick, selected, bucket), (r.part, offsets[id(r)])))
     del parsed
-    lints = [client.submit(_lint_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings)
-             for _, shares in sorted(picks.items())]
-    results = [InputResult(name) for name in names]  # each part is a file of the report
-    for batch in client.gather(lints):
-        results.extend(batch)
+    done = client.gather([client.submit(task, [f for f, _ in shares], [o for _, o in shares], names, settings)
+                          for _, shares in sorted(picks.items())])
     if stats is not None:
-        stats.update(ranges=len(plan), pieces=len(flat), groups=len(sizes), buckets=len(lints),
+        stats.update(ranges=len(plan), pieces=len(flat), groups=len(sizes), buckets=len(done),
                      summary_bytes=sum(8 * (len(s) + len(links)) for s, links in flat),
                      shuffled_bytes=sum(client.nbytes([f.key for shares in picks.values() for f, _ in shares],
                                                       summary=False).values()),
                      worker_peak_bytes=sorted(client.run(_peak_memory).values()))
-    return report_of(results, settings)
+    return done
 
 
 def _raise_first_error(plan: list, names: list[str], summaries: list) -> None:

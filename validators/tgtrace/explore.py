@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from typing import Iterable, Iterator
 
 from . import graph as tg
-from .api import DEFAULTS, check_graph
+from .api import DEFAULTS, capture_graph, check_graph
 from .generations import infer
 from .graph import DERIVED, GENERATED, TraceGraph
 from .loaders import InputError, load
@@ -200,6 +200,43 @@ class TraceView:
         data["parent_step"] = self.parent_step
         data["steps"] = [s.to_dict() for s in self.steps]
         return data
+
+
+class TraceRow:
+    """What `tg-trace list` shows of a trace: its summary (:meth:`TraceView.summary`), read
+    through the names a view has, so rows sort and print as views do. Small enough for a
+    cluster's workers to send instead of the views."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: dict) -> None:
+        self.data = data
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):  # copy and pickle probe before data is set
+            raise AttributeError(name)
+        try:
+            return self.data[_ROW_NAMES.get(name, name)]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def counts(self) -> dict[str, int]:
+        return self.data["findings"]
+
+    def subtraces(self) -> list[dict]:
+        return self.data["subtraces"]
+
+    def summary(self) -> dict:
+        return self.data
+
+
+_ROW_NAMES = {"step_count": "steps"}
+
+
+def capture_order(row) -> tuple:
+    """The order of a capture's rows however its traces were grouped: as one graph lists them,
+    traces by root, then extraction traces by Document."""
+    return row.pattern == "extraction", row.trace
 
 
 # ---------------------------------------------------------------------------
@@ -478,6 +515,8 @@ def explore(*sources, settings: Settings = DEFAULTS, only=None) -> list[TraceVie
 
     With ``only`` (a predicate on a root's IRI) the rules run on the chosen traces' part of each
     graph (:func:`trace_subgraph`), not the whole file: one trace of a large capture is quick."""
+    if settings.one_capture:
+        return explore_capture(*sources, settings=settings, only=only)
     views: list[TraceView] = []
     for source in sources:
         for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout):
@@ -509,6 +548,35 @@ def views_of_report(report) -> list[TraceView]:
             with tg.collector_paused():
                 views.extend(views_of(item.graph(), findings, item.name))
     return views
+
+
+def capture_views(graph: TraceGraph, findings: Iterable[Finding], only=None) -> list[TraceView]:
+    """Views of a graph that holds parts of one capture, each named by the part that holds its
+    root (as the lint report names a trace's file), in :func:`capture_order`."""
+    views = views_of(graph, findings, only=only)
+    roots = [tg.term(r) for r in list(graph.roots()) + extraction_roots(graph)]
+    where = graph.places((r, None, None) for r in roots)
+    part = {tg.name(r): where.get((r, None, None), (graph.name,))[0] for r in roots}
+    for view in views:
+        view.file = part.get(view.trace, view.file)
+    return sorted(views, key=capture_order)
+
+
+def explore_capture(*sources, settings: Settings = DEFAULTS, only=None) -> list[TraceView]:
+    """Views of the traces of one capture cut into the parts ``sources``: a trace cut across
+    parts is one view, linted whole."""
+    items = [item for source in sources
+             for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout)]
+    if not items:
+        return []
+    graph = capture_graph(items)
+    with tg.collector_paused():
+        return capture_views(graph, check_graph(graph, settings).findings, only)
+
+
+def rows(*sources, settings: Settings = DEFAULTS) -> list[TraceRow]:
+    """The rows `tg-trace list` shows of the traces the sources hold, in one process."""
+    return [TraceRow(view.summary()) for view in explore(*sources, settings=settings)]
 
 
 def matches(view_or_iri, wanted: str) -> bool:
