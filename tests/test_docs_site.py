@@ -34,9 +34,11 @@ PAGES = {
     "pattern-graphrag": "patterns/graphrag.html",
     "class-question": "classes/Question.html",
     "rules": "rules/index.html",
+    "explore": "explore.html",
 }
-# Pages that must show at least one diagram.
-DIAGRAM_PAGES = {"pattern-graphrag", "class-question"}
+# Pages that must show at least one diagram (the home page's overview of the patterns; on
+# "Exploring traces", the picture of tg-trace show).
+DIAGRAM_PAGES = {"home", "pattern-graphrag", "class-question", "explore"}
 
 def _free_port() -> int:
     with socket.socket() as sock:

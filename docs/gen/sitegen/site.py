@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 
 from .context import Context, SiteError
-from .pages import changes, classes, cli, components, namespaces, patterns, predicates, releases, rules
+from .pages import changes, classes, cli, components, explore, namespaces, patterns, predicates, releases, rules
 
 _DIRECTIVE = re.compile(r"<!--\s*tgdocs:([a-z-]+)((?:\s+[^\s>]+)*)\s*-->")
-DIRECTIVES = {**classes.DIRECTIVES, **patterns.DIRECTIVES, **rules.DIRECTIVES}
+DIRECTIVES = {**classes.DIRECTIVES, **patterns.DIRECTIVES, **rules.DIRECTIVES, **explore.DIRECTIVES}
 
 
 class Site:
@@ -55,6 +55,7 @@ class Site:
             **components.pages(context),
             **releases.pages(context),
             **changes.pages(context),
+            **explore.pages(context),
         }
         if cli_main is not None:
             pages.update(cli.pages(context, cli_main))

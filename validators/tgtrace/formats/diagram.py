@@ -185,3 +185,27 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
         lines.append(line + " " + attrs(style) + ";")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def chains_dot(chains: list[tuple[str, TraceView]]) -> str:
+    """Several traces' chains side by side, one titled cluster each, steps named by their kind:
+    an overview of the patterns (the docs site's home page)."""
+    lines = header("chains", graph={"newrank": "true", "nodesep": "0.2", "ranksep": "0.25"},
+                   node={"fontsize": "10"})
+    for index, (title, view) in enumerate(chains):
+        steps = list(view.all_steps())
+        drawn = {step.node: f"c{index}_{node_id(step.node)}" for step in steps}
+        lines.append(f"  subgraph cluster_{index} {{")
+        lines.append("    graph " + attrs({"label": title, "style": "rounded", "color": "#9fa8da",
+                                          "fontsize": "12", "tooltip": view.trace}) + ";")
+        for step in steps:
+            style = dict(STEP, fillcolor=KIND_COLOURS.get(step.kind, STEP["fillcolor"]), label=step.kind,
+                         tooltip=step.node)
+            lines.append(f"    {drawn[step.node]} {attrs(style)};")
+        for step in steps:
+            for parent in step.parents:
+                if parent in drawn:
+                    lines.append(f"    {drawn[parent]} -> {drawn[step.node]} [dir=back];")
+        lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

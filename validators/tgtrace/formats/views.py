@@ -37,12 +37,19 @@ def _ms(value: int | None) -> str:
     return f"{value / 1000:.1f} s" if value >= 1000 else f"{value} ms"
 
 
-def _console(color: bool, width: int | None) -> tuple[Console, io.StringIO]:
+def _console(color: bool, width: int | None, record: bool = False) -> tuple[Console, io.StringIO]:
     buffer = io.StringIO()
     # Not a terminal: wide enough that rows do not fold (a pipe or file has no width).
     width = width or (shutil.get_terminal_size((160, 24)).columns if color else 220)
     return Console(file=buffer, force_terminal=color, no_color=not color, width=width, highlight=False,
-                   soft_wrap=False, emoji=False), buffer
+                   soft_wrap=False, emoji=False, record=record), buffer
+
+
+def _offline_svg_format() -> str:
+    """rich's SVG template without its web fonts: a picture of the terminal loads nothing."""
+    from rich._export_format import CONSOLE_SVG_FORMAT
+
+    return re.sub(r"@font-face\s*\{\{.*?\}\}\s*", "", CONSOLE_SVG_FORMAT, flags=re.S)
 
 
 def _findings_cell(counts: dict) -> Text:
@@ -206,7 +213,8 @@ def render_show(views: list[TraceView], fmt: str = "text", color: bool = False, 
                 root=None) -> str:
     if fmt == "json":
         return json.dumps([v.to_dict() for v in views], indent=2, ensure_ascii=False)
-    console, buffer = _console(color, width)
+    # svg: the coloured terminal output as a picture (the docs site's "screenshot" of show).
+    console, buffer = _console(color or fmt == "svg", width, record=fmt == "svg")
     for index, view in enumerate(views):
         if index:
             console.print()
@@ -214,4 +222,6 @@ def render_show(views: list[TraceView], fmt: str = "text", color: bool = False, 
         counts = view.counts()
         found = ", ".join(f"{counts[n]} {n}" for n in ("error", "warning", "info") if counts[n])
         console.print(f"{view.step_count} steps; " + (f"findings: {found}." if found else "no findings."))
+    if fmt == "svg":
+        return console.export_svg(title="tg-trace show", code_format=_offline_svg_format())
     return buffer.getvalue().rstrip("\n")
