@@ -115,8 +115,10 @@ def test_cli_lints_the_examples_directory():
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["summary"]["error"] == 0
-    # The 2.11.1 examples and, in releases/, a trace of every pattern from each older release.
+    # The 2.11.1 examples, in releases/ a trace of every pattern from each older release, and in
+    # services/ the captures of 2.11.1's services in three formats.
     releases = sorted((EXAMPLES / "releases").glob("*/*.nq"))
-    assert releases
+    captures = [p for p in (EXAMPLES / "services").iterdir() if p.suffix in (".nq", ".json", ".jsonl")]
+    assert releases and captures
     assert document["summary"]["files"] == (len(example_traces(".nq")) + len(example_traces(".json"))
-                                            + len(example_traces(".jsonl")) + len(releases))
+                                            + len(example_traces(".jsonl")) + len(releases) + len(captures))
