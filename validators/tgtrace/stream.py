@@ -1,11 +1,11 @@
 """Group an explain stream into traces, holding only the traces still open.
 
 Events of different traces arrive interleaved. Each event's entities join the
-component of every entity they link to (derivations, Thoughts, selections);
-a component is released as a trace graph as soon as every root Question in it
-has reached its terminal answer and every derivation it holds points inside
-it. What is still open at the end of the stream is released then. Memory is
-therefore bounded by the traces open at once, not by the stream's length. An
+component of every entity they link to (derivations, generations, Thoughts,
+selections); a component is released as a trace graph as soon as every root
+Question in it has reached its terminal answer and every derivation (or
+generation) it holds points inside it. What is still open at the end of the
+stream is released then. Memory is therefore bounded by the traces open at once, not by the stream's length. An
 event that arrives after its trace was released starts a new component, so
 its links back into the released trace are reported as dangling.
 """
@@ -16,10 +16,12 @@ from typing import Iterator
 
 import pyoxigraph as ox
 
-from .graph import DERIVED, OWNING, KnownLines, TraceGraph, key, terminal_answers
+from .graph import DERIVED, GENERATED, OWNING, KnownLines, TraceGraph, key, terminal_answers
 from .namespaces import RDF_TYPE, TG
 
-LINKS = {DERIVED, *OWNING}
+# Releases up to 2.2.12 chain some steps with prov:wasGeneratedBy: a link of the trace too.
+LINKS = {DERIVED, GENERATED, *OWNING}
+CHAIN = (DERIVED, GENERATED)
 ANSWERS = {TG + "Conclusion", TG + "Synthesis"}
 
 
@@ -116,7 +118,8 @@ def _complete(graph: TraceGraph) -> bool:
     if not roots:
         return False
     for props in graph.out.values():
-        for target in props.get(DERIVED, ()):
-            if target not in graph.out:
-                return False
+        for predicate in CHAIN:
+            for target in props.get(predicate, ()):
+                if target not in graph.out:
+                    return False
     return all(terminal_answers(graph, root) for root in roots)
