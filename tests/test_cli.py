@@ -105,9 +105,11 @@ def test_inputs_are_never_modified(tmp_path):
         return {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
                 for p in sorted(EXAMPLES.iterdir()) if p.is_file()}
 
+    # The files fingerprinted, not the folders below (the reference engine is slow on all of them).
+    traces = [str(p) for p in sorted(EXAMPLES.iterdir()) if p.suffix in (".nq", ".json", ".jsonl")]
     before = fingerprint()
-    assert run("lint", str(EXAMPLES), "--no-config").returncode == 0
-    assert run("lint", str(EXAMPLES), "--engine", "shacl", "--no-config").returncode == 0
+    assert run("lint", *traces, "--no-config").returncode == 0
+    assert run("lint", *traces, "--engine", "shacl", "--no-config").returncode == 0
     assert fingerprint() == before
 
 
