@@ -221,8 +221,11 @@ class Engine:
     def validate(self, graph: TraceGraph, declared: set | None = None) -> Iterator[Result]:
         """Every validation result of every active shape with targets."""
         run = _Run(self, graph, declared or set())
-        with collector_paused():
-            yield from run.all()
+        try:
+            with collector_paused():
+                yield from run.all()
+        finally:
+            run.release()
 
     def validate_rdflib(self, data: rdflib.Graph) -> list[ValidationResult]:
         graph = TraceGraph()
@@ -272,6 +275,12 @@ class _Run:
         self._compiled: dict = {}
         self._sparql: SparqlRunner | None = None
         self.subclass = SUBCLASS in graph._predicates()
+
+    def release(self) -> None:
+        """Forget the run. Its context and compiled tests refer back to it, and it holds the
+        graph: left to the cyclic collector, the graph would outlive the check until a full
+        pass, which would walk every object of the graph once more before freeing it."""
+        self.__dict__.clear()
 
     # --------------------------------------------------------- generic evaluation
 
