@@ -34,6 +34,7 @@ QUESTION = TG + "Question"
 # Links that hang a sub-entity (a Thought, an EdgeSelection, a ChunkSelection) under its owner.
 GENERATED = sys.intern(PROV + "wasGeneratedBy")
 OWNING = frozenset(sys.intern(TG + name) for name in ("thought", "selectedEdge", "selectedChunk"))
+_HANGING = OWNING | {GENERATED}
 
 _Literal, _Triple, _NamedNode, _BlankNode = ox.Literal, ox.Triple, ox.NamedNode, ox.BlankNode
 _intern = sys.intern
@@ -474,26 +475,47 @@ class TraceGraph:
                         yield value
 
     def _traces(self) -> tuple[set, list, dict]:
-        """(nodes with a Question above them, the trace roots, node -> its trace's root), computed
-        once and in time linear in the graph, however long its chains and cycles."""
-        questions = self.questions
-        generated: dict = {}
-        for node, props in self.out.items():
-            for source in props.get(GENERATED, _NONE):
-                generated.setdefault(source, []).append(node)
+        """(Questions with a Question above them, the trace roots, node -> its trace's root),
+        computed once and in time linear in the graph, however long its chains and cycles."""
+        questions, out, children = self.questions, self.out, self._children
+        # Only Questions are ever asked whether a Question is above them: walk up from each, which
+        # stops at the first Question met (a root has nothing above it), instead of walking down
+        # from every Question over whole traces.
         below: set = set()
-        stack = [c for q in questions for c in self.children(q)]
-        while stack:
-            node = stack.pop()
-            if node not in below:
-                below.add(node)
-                stack.extend(self.children(node))
+        for question in questions:
+            seen: set = set()
+            stack = list(out[question].get(DERIVED, _NONE)) if question in out else []
+            while stack:
+                node = stack.pop()
+                if node in questions:
+                    below.add(question)
+                    break
+                if node not in seen:
+                    seen.add(node)
+                    props = out.get(node)
+                    if props:
+                        parents = props.get(DERIVED)
+                        if parents:
+                            stack.extend(parents)
         roots = sorted(q for q in questions if q not in below)
+        # What hangs under a node besides what derives from it: the sub-entities it owns, and
+        # (releases up to 2.2.12) the steps prov:wasGeneratedBy it. One pass, skipping by one
+        # test each the nodes that have neither.
+        hung: dict = {}
+        for node, props in out.items():
+            if props.keys().isdisjoint(_HANGING):
+                continue
+            for predicate in OWNING:
+                values = props.get(predicate)
+                if values:
+                    owned = [v for v in values if type(v) is str]
+                    if owned:
+                        hung.setdefault(node, []).extend(owned)
+            for source in props.get(GENERATED, _NONE):
+                hung.setdefault(source, []).append(node)
         member: dict = {}
-        children, out = self._children, self.out
 
         def spread(root) -> None:
-            # children() and owned() inlined: this visits every node of every trace.
             stack = [root]
             while stack:
                 node = stack.pop()
@@ -503,14 +525,7 @@ class TraceGraph:
                 below_node = children.get(node)
                 if below_node:
                     stack.extend(below_node)
-                props = out.get(node)
-                if props:
-                    for predicate in OWNING:
-                        values = props.get(predicate)
-                        if values:
-                            stack.extend(v for v in values if type(v) is str)
-                # Releases up to 2.2.12 chain some steps with prov:wasGeneratedBy: still the trace.
-                later = generated.get(node)
+                later = hung.get(node)
                 if later:
                     stack.extend(later)
 
@@ -536,9 +551,10 @@ class TraceGraph:
         """Every node of a trace -> its trace's root Question (what root_of reads)."""
         return self.fact("traces", TraceGraph._traces)[2]
 
-    def has_question_above(self, node) -> bool:
-        """node derives, transitively, from a Question (itself included, through a cycle)."""
-        return node in self.fact("traces", TraceGraph._traces)[0]
+    def has_question_above(self, question) -> bool:
+        """A Question derives, transitively, from a Question (itself included, through a cycle);
+        known for Questions only."""
+        return question in self.fact("traces", TraceGraph._traces)[0]
 
     # ----------------------------------------------------------------- lines
 
