@@ -575,8 +575,22 @@ def _iri_order(node) -> str:
     return node if type(node) is str else str(node)
 
 
-@component("SingleTerminalAnswerConstraintComponent", TGL, own_values=True,
-           candidates=lambda graph, params: graph.questions)
+def _root_questions(graph: TraceGraph) -> list:
+    """The Questions that derive from no Question (computed once per graph)."""
+    return graph.fact("root questions", lambda graph: [q for q in graph.questions if is_root_question(graph, q)])
+
+
+# The three components below judge a root Question by a whole-trace fact. Their candidates are
+# the roots that fail, found once per graph, so the other Questions cost nothing per node.
+
+def _several_answers(graph: TraceGraph, params) -> set:
+    if not _true(_param(params, "singleTerminalAnswer", TGL)):
+        return set()
+    return graph.fact("roots with several answers",
+                      lambda graph: {q for q in _root_questions(graph) if len(terminal_answers(graph, q)) > 1})
+
+
+@component("SingleTerminalAnswerConstraintComponent", TGL, own_values=True, candidates=_several_answers)
 def _single_terminal_answer(ctx, shape, focus, values, params):
     # The terminal answers are among the path's values (the focus's descendants).
     if _true(_param(params, "singleTerminalAnswer", TGL)) and is_root_question(ctx.graph, focus):
@@ -584,16 +598,30 @@ def _single_terminal_answer(ctx, shape, focus, values, params):
             yield answer, None
 
 
-@component("TerminalAnswerRequiredConstraintComponent", TGL, own_values=True,
-           candidates=lambda graph, params: graph.questions)
+def _unanswered(graph: TraceGraph, params) -> set:
+    if not _true(_param(params, "terminalAnswerRequired", TGL)):
+        return set()
+    return graph.fact("roots without an answer",
+                      lambda graph: {q for q in _root_questions(graph) if not terminal_answers(graph, q)})
+
+
+@component("TerminalAnswerRequiredConstraintComponent", TGL, own_values=True, candidates=_unanswered)
 def _terminal_answer_required(ctx, shape, focus, values, params):
     if _true(_param(params, "terminalAnswerRequired", TGL)) and is_root_question(ctx.graph, focus) \
             and not terminal_answers(ctx.graph, focus):
         yield focus, None
 
 
-@component("ConsistentTraceModelConstraintComponent", TGL, own_values=True,
-           candidates=lambda graph, params: graph.questions)
+def _contradictory(graph: TraceGraph, params) -> set:
+    if not _true(_param(params, "consistentTraceModel", TGL)):
+        return set()
+    def compute(graph):
+        models = infer(graph)
+        return {q for q in _root_questions(graph) if (model := models.get(q)) is not None and model.contradictory}
+    return graph.fact("roots of contradictory models", compute)
+
+
+@component("ConsistentTraceModelConstraintComponent", TGL, own_values=True, candidates=_contradictory)
 def _consistent_trace_model(ctx, shape, focus, values, params):
     if _true(_param(params, "consistentTraceModel", TGL)) and is_root_question(ctx.graph, focus):
         inference = infer(ctx.graph).get(focus)

@@ -536,7 +536,9 @@ class _Run:
                     else:
                         rest.append(constraint)
                 if rest or shape.sparql:
-                    dynamic.append(self._node_runner(shape, rest))
+                    runner = self._node_runner(shape, rest)
+                    if runner is not None:
+                        dynamic.append(runner)
             elif simple is not None and (simple == (RDF_TYPE,) or not present & set(simple)) \
                     and all(c.component in _VALUE_ONLY for c in constraints) and not shape.sparql:
                 # The values are the node's types, or there are none: the same for every such node.
@@ -547,15 +549,17 @@ class _Run:
             elif simple is not None and not shape.sparql:
                 generated.append((shape, constraints, tuple(p for p in simple if p in present)))
             else:
-                dynamic.append(self._shape_runner(shape))
+                runner = self._shape_runner(shape)
+                if runner is not None:
+                    dynamic.append(runner)
         if generated:
             dynamic.insert(0, self._generate(generated))
         return static, dynamic, shapes
 
-    def _node_runner(self, shape: Shape, constraints: list) -> Callable:
+    def _node_runner(self, shape: Shape, constraints: list) -> Callable | None:
         """Per node, a node shape's constraints. A constraint that judges one value at a time is
         its test called directly (no generator per node); one that can name the only nodes it
-        could report is skipped for the others."""
+        could report is skipped for the others (None: no node at all)."""
         tests, screened = [], []
         for constraint in constraints:
             native = COMPONENTS.get(constraint.component)
@@ -581,14 +585,18 @@ class _Run:
             return run
         # Every constraint screens its focus nodes: most nodes need no work at all.
         union = set().union(*(candidates for _, candidates in screened))
+        if not union:
+            return None
         return lambda node, props: run(node, props) if node in union else ()
 
-    def _shape_runner(self, shape: Shape) -> Callable:
+    def _shape_runner(self, shape: Shape) -> Callable | None:
         screens = [native.candidates for c in shape.constraints
                    if (native := COMPONENTS.get(c.component)) is not None]
         candidates = None
         if shape.constraints and not shape.sparql and all(s is not None for s in screens) and screens:
             candidates = set().union(*(s(self.graph, c.params) for s, c in zip(screens, shape.constraints)))
+            if not candidates:
+                return None  # no node can fail
 
         def run(node, props):
             if candidates is None or node in candidates:
