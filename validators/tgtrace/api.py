@@ -140,11 +140,7 @@ def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None =
 
 def _kinds(graph: TraceGraph) -> Counter:
     """How many nodes of each kind (asserted types, predicates) the graph holds."""
-    counts: Counter = Counter()
-    types = graph.types
-    for node, props in graph.out.items():
-        counts[(frozenset(types.get(node, ())), tuple(props))] += 1
-    return counts
+    return Counter(graph.kinds())
 
 
 _DECLARATION_KINDS = frozenset(str(o) for _, _, o in declarations() if str(o).startswith("http://www.w3.org/2002/07/owl#"))

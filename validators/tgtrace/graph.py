@@ -418,6 +418,14 @@ class TraceGraph:
             self._facts[name] = compute(self)
         return self._facts[name]
 
+    def learn(self, name: str, value) -> None:
+        """Hand over a fact found by a walk that had to visit every node anyway."""
+        self._facts.setdefault(name, value)
+
+    def kinds(self) -> dict:
+        """(asserted types, predicates) -> how many nodes are of that kind (computed once)."""
+        return self.fact("kinds", _count_kinds)
+
     def triples(self) -> Iterator[tuple]:
         for s, props in self.out.items():
             for p, objects in props.items():
@@ -641,6 +649,15 @@ def answer_pattern(graph: "TraceGraph", node) -> str | None:
         if any(TG + "Finding" in k for k in sources):
             return "supervisor"
     return None
+
+
+def _count_kinds(graph: TraceGraph) -> dict:
+    counts: dict = {}
+    types = graph.types
+    for node, props in graph.out.items():
+        signature = (frozenset(types.get(node, _EMPTY)), tuple(props))
+        counts[signature] = counts.get(signature, 0) + 1
+    return counts
 
 
 def _nodes_on_cycles(graph: TraceGraph) -> set:

@@ -424,6 +424,7 @@ class _Run:
     def all(self) -> Iterator[Result]:
         graph, engine = self.graph, self.engine
         plans: dict = {}
+        counts: dict = {}  # the graph's kinds, counted on the way: reports need them too
         types = graph.types
         done: set = set()
         for node, props in graph.out.items():
@@ -432,6 +433,8 @@ class _Run:
             plan = plans.get(signature)
             if plan is None:
                 plan = plans[signature] = self.plan(signature[0], signature[1])
+                counts[signature] = 0
+            counts[signature] += 1
             static, dynamic, shapes = plan
             for shape, component, value, path in static:
                 yield Result(shape, component, node, node if value is _FOCUS else value, path)
@@ -440,6 +443,7 @@ class _Run:
             if engine.elsewhere:
                 for shape in shapes:
                     done.add((shape, node))
+        graph.learn("kinds", counts)
         for shape in engine.elsewhere:
             for focus in self.focus_nodes(shape):
                 if (shape, focus) not in done:
