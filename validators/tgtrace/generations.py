@@ -115,7 +115,7 @@ _RAG_QUESTIONS = frozenset((TG + "GraphRagQuestion", TG + "DocRagQuestion"))
 _LEGACY_LITERALS = (TG + "thought", TG + "observation", TG + "answer")
 _GENERATED_STEPS = frozenset(TG + name for name in ("Exploration", "Grounding", "Analysis", "Conclusion", "Thought",
                                                      "Observation", "Plan", "Decomposition"))
-_LATER_DETAILS = (TG + "terminationReason", TG + "stepNumber")
+_LATER_DETAILS = frozenset((TG + "terminationReason", TG + "stepNumber"))
 # A node with none of these types and none of these predicates shows nothing: most of a large
 # capture is skipped by one test each.
 _MARKING_TYPES = frozenset({TG + "Question", TG + "Grounding", TG + "Answer", TG + "PatternDecision",
@@ -123,50 +123,55 @@ _MARKING_TYPES = frozenset({TG + "Question", TG + "Grounding", TG + "Answer", TG
 _MARKING_PREDICATES = frozenset({*_LEGACY_LITERALS, *_LATER_DETAILS, TG + "content", _GENERATED_BY,
                                  TG + "selectedEdge", TG + "selectedChunk"})
 _EMPTY: frozenset = frozenset()
+_NO_PROPS: dict = {}
+_QUESTION, _GROUNDING, _ANSWER = TG + "Question", TG + "Grounding", TG + "Answer"
+_PATTERN_DECISION, _EDGE_SELECTION, _CHUNK_SELECTION = TG + "PatternDecision", TG + "EdgeSelection", TG + "ChunkSelection"
+_FOCUS, _EXPLORATION = TG + "Focus", TG + "Exploration"
+_CONTENT, _SELECTED_EDGE, _SELECTED_CHUNK = TG + "content", TG + "selectedEdge", TG + "selectedChunk"
 
 
-def _signals(graph: TraceGraph, members) -> list[Signal]:
-    """What the members show, one Signal per kind of evidence (its first node): a kind always
-    admits the same generations, so repeats would say nothing more."""
-    found: dict[str, Signal] = {}
+def _note_signals(graph: TraceGraph, node, found: dict) -> None:
+    """Add to ``found`` (what -> Signal) what node shows, one Signal per kind of evidence (its
+    first node): a kind always admits the same generations, so repeats would say nothing more."""
+    types, out = graph.types, graph.out
+    kinds = types.get(node, _EMPTY)
+    props = out.get(node) or _NO_PROPS
+    if kinds.isdisjoint(_MARKING_TYPES) and props.keys().isdisjoint(_MARKING_PREDICATES):
+        return
 
     def note(what: str, low: int, high: int, node) -> None:
         if what not in found:
             found[what] = Signal(what, low, high, node)
 
-    types, out = graph.types, graph.out
-    for node in members:
-        kinds = types.get(node, _EMPTY)
-        props = out.get(node) or {}
-        if kinds.isdisjoint(_MARKING_TYPES) and props.keys().isdisjoint(_MARKING_PREDICATES):
-            continue
-        if TG + "Question" in kinds:
-            if _ACTIVITY in kinds:
-                note("Question typed prov:Activity", 1, 2, node)
-            elif _ENTITY in kinds:
-                note("Question typed prov:Entity", 3, NEWEST, node)
-        for predicate in _LEGACY_LITERALS:
-            if any(type(v) is not str for v in props.get(predicate, ())):
-                note(f"literal {predicate[len(TG):]} on the entity", 1, 1, node)
-        if TG + "content" in props:
-            note("answer inline as tg:content", 1, 1, node)
-        if TG + "Grounding" in kinds:
-            note("a Grounding", 2, NEWEST, node)
-        if TG + "Answer" in kinds:
-            note("the tg:Answer mixin", 2, NEWEST, node)
-        if _GENERATED_BY in props and not kinds.isdisjoint(_GENERATED_STEPS):
-            note("a chain link written as prov:wasGeneratedBy", 1, 2, node)
-        if TG + "PatternDecision" in kinds or any(p in props for p in _LATER_DETAILS):
-            note("a PatternDecision, termination reason or step number", 3, NEWEST, node)
-        for selection in props.get(TG + "selectedEdge", ()):
+    if _QUESTION in kinds:
+        if _ACTIVITY in kinds:
+            note("Question typed prov:Activity", 1, 2, node)
+        elif _ENTITY in kinds:
+            note("Question typed prov:Entity", 3, NEWEST, node)
+    for predicate in _LEGACY_LITERALS:
+        values = props.get(predicate)
+        if values and any(type(v) is not str for v in values):
+            note(f"literal {predicate[len(TG):]} on the entity", 1, 1, node)
+    if _CONTENT in props:
+        note("answer inline as tg:content", 1, 1, node)
+    if _GROUNDING in kinds:
+        note("a Grounding", 2, NEWEST, node)
+    if _ANSWER in kinds:
+        note("the tg:Answer mixin", 2, NEWEST, node)
+    if _GENERATED_BY in props and not kinds.isdisjoint(_GENERATED_STEPS):
+        note("a chain link written as prov:wasGeneratedBy", 1, 2, node)
+    if _PATTERN_DECISION in kinds or not props.keys().isdisjoint(_LATER_DETAILS):
+        note("a PatternDecision, termination reason or step number", 3, NEWEST, node)
+    selections = props.get(_SELECTED_EDGE)
+    if selections:
+        for selection in selections:
             if type(selection) is str:
-                if TG + "EdgeSelection" in types.get(selection, _EMPTY):
+                if _EDGE_SELECTION in types.get(selection, _EMPTY):
                     note("a typed tg:EdgeSelection", 4, NEWEST, selection)
                 elif out.get(selection):
                     note("an untyped edge selection", 1, 3, selection)
-        if TG + "ChunkSelection" in kinds or (TG + "Focus" in kinds and TG + "selectedChunk" in props):
-            note("a Document RAG Focus", 5, NEWEST, node)
-    return list(found.values())
+    if _CHUNK_SELECTION in kinds or (_FOCUS in kinds and _SELECTED_CHUNK in props):
+        note("a Document RAG Focus", 5, NEWEST, node)
 
 
 def infer(graph: TraceGraph) -> dict:
@@ -176,19 +181,31 @@ def infer(graph: TraceGraph) -> dict:
 
 
 def _infer(graph: TraceGraph) -> dict:
-    members: dict = {root: [] for root in graph.roots()}
+    # One pass over every trace's nodes, in trace order, each trace's evidence noted as it comes.
+    found: dict = {root: {} for root in graph.roots()}
+    types, out = graph.types, graph.out
     for node, root in graph.trace_members().items():
-        members.setdefault(root, []).append(node)
-    found = {}
-    for root, nodes in members.items():
-        signals = _signals(graph, nodes)
-        # Up to 2.1.16 a RAG trace goes from its Question straight to the Exploration; every
-        # later release writes a Grounding between them.
-        if graph.types_of(root) & _RAG_QUESTIONS:
-            kinds = [graph.types_of(node) for node in nodes]
-            if any(TG + "Exploration" in k for k in kinds) and not any(TG + "Grounding" in k for k in kinds):
-                signals.append(Signal("a RAG trace without a Grounding", 1, 1, root))
+        # Most nodes show nothing: skipped here by two tests, without a call.
+        if types.get(node, _EMPTY).isdisjoint(_MARKING_TYPES) and \
+                (out.get(node) or _NO_PROPS).keys().isdisjoint(_MARKING_PREDICATES):
+            continue
+        _note_signals(graph, node, found[root])
+    # Up to 2.1.16 a RAG trace goes from its Question straight to the Exploration; every later
+    # release writes a Grounding between them (a Grounding is itself a signal: only RAG traces
+    # without one are walked again).
+    ungrounded = {root for root, signals in found.items()
+                  if "a Grounding" not in signals and graph.types_of(root) & _RAG_QUESTIONS}
+    explored: set = set()
+    if ungrounded:
+        for node, root in graph.trace_members().items():
+            if root in ungrounded and _EXPLORATION in graph.types_of(node):
+                explored.add(root)
+    models = {}
+    for root, noted in found.items():
+        signals = list(noted.values())
+        if root in explored:
+            signals.append(Signal("a RAG trace without a Grounding", 1, 1, root))
         low = max((s.low for s in signals), default=1)
         high = min((s.high for s in signals), default=NEWEST)
-        found[root] = Inference(tuple(range(low, high + 1)), tuple(signals))
-    return found
+        models[root] = Inference(tuple(range(low, high + 1)), tuple(signals))
+    return models
