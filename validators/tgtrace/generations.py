@@ -130,48 +130,46 @@ _FOCUS, _EXPLORATION = TG + "Focus", TG + "Exploration"
 _CONTENT, _SELECTED_EDGE, _SELECTED_CHUNK = TG + "content", TG + "selectedEdge", TG + "selectedChunk"
 
 
-def _note_signals(graph: TraceGraph, node, found: dict) -> None:
-    """Add to ``found`` (what -> Signal) what node shows, one Signal per kind of evidence (its
-    first node): a kind always admits the same generations, so repeats would say nothing more."""
-    types, out = graph.types, graph.out
-    kinds = types.get(node, _EMPTY)
-    props = out.get(node) or _NO_PROPS
-    if kinds.isdisjoint(_MARKING_TYPES) and props.keys().isdisjoint(_MARKING_PREDICATES):
-        return
+def _note(found: dict, what: str, low: int, high: int, node) -> None:
+    if what not in found:
+        found[what] = Signal(what, low, high, node)
 
-    def note(what: str, low: int, high: int, node) -> None:
-        if what not in found:
-            found[what] = Signal(what, low, high, node)
 
+def _note_signals(graph: TraceGraph, node, kinds, props, found: dict) -> None:
+    """Add to ``found`` (what -> Signal) what a node of these types and properties shows, one
+    Signal per kind of evidence (its first node): a kind always admits the same generations, so
+    repeats would say nothing more."""
     if _QUESTION in kinds:
         if _ACTIVITY in kinds:
-            note("Question typed prov:Activity", 1, 2, node)
+            _note(found, "Question typed prov:Activity", 1, 2, node)
         elif _ENTITY in kinds:
-            note("Question typed prov:Entity", 3, NEWEST, node)
-    for predicate in _LEGACY_LITERALS:
-        values = props.get(predicate)
-        if values and any(type(v) is not str for v in values):
-            note(f"literal {predicate[len(TG):]} on the entity", 1, 1, node)
+            _note(found, "Question typed prov:Entity", 3, NEWEST, node)
+    keys = props.keys()
+    if not keys.isdisjoint(_LEGACY_LITERALS):
+        for predicate in _LEGACY_LITERALS:
+            if any(type(v) is not str for v in props.get(predicate, ())):
+                _note(found, f"literal {predicate[len(TG):]} on the entity", 1, 1, node)
     if _CONTENT in props:
-        note("answer inline as tg:content", 1, 1, node)
+        _note(found, "answer inline as tg:content", 1, 1, node)
     if _GROUNDING in kinds:
-        note("a Grounding", 2, NEWEST, node)
+        _note(found, "a Grounding", 2, NEWEST, node)
     if _ANSWER in kinds:
-        note("the tg:Answer mixin", 2, NEWEST, node)
+        _note(found, "the tg:Answer mixin", 2, NEWEST, node)
     if _GENERATED_BY in props and not kinds.isdisjoint(_GENERATED_STEPS):
-        note("a chain link written as prov:wasGeneratedBy", 1, 2, node)
-    if _PATTERN_DECISION in kinds or not props.keys().isdisjoint(_LATER_DETAILS):
-        note("a PatternDecision, termination reason or step number", 3, NEWEST, node)
+        _note(found, "a chain link written as prov:wasGeneratedBy", 1, 2, node)
+    if _PATTERN_DECISION in kinds or not keys.isdisjoint(_LATER_DETAILS):
+        _note(found, "a PatternDecision, termination reason or step number", 3, NEWEST, node)
     selections = props.get(_SELECTED_EDGE)
     if selections:
+        types, out = graph.types, graph.out
         for selection in selections:
             if type(selection) is str:
                 if _EDGE_SELECTION in types.get(selection, _EMPTY):
-                    note("a typed tg:EdgeSelection", 4, NEWEST, selection)
+                    _note(found, "a typed tg:EdgeSelection", 4, NEWEST, selection)
                 elif out.get(selection):
-                    note("an untyped edge selection", 1, 3, selection)
+                    _note(found, "an untyped edge selection", 1, 3, selection)
     if _CHUNK_SELECTION in kinds or (_FOCUS in kinds and _SELECTED_CHUNK in props):
-        note("a Document RAG Focus", 5, NEWEST, node)
+        _note(found, "a Document RAG Focus", 5, NEWEST, node)
 
 
 def infer(graph: TraceGraph) -> dict:
@@ -186,10 +184,11 @@ def _infer(graph: TraceGraph) -> dict:
     types, out = graph.types, graph.out
     for node, root in graph.trace_members().items():
         # Most nodes show nothing: skipped here by two tests, without a call.
-        if types.get(node, _EMPTY).isdisjoint(_MARKING_TYPES) and \
-                (out.get(node) or _NO_PROPS).keys().isdisjoint(_MARKING_PREDICATES):
+        kinds = types.get(node, _EMPTY)
+        props = out.get(node) or _NO_PROPS
+        if kinds.isdisjoint(_MARKING_TYPES) and props.keys().isdisjoint(_MARKING_PREDICATES):
             continue
-        _note_signals(graph, node, found[root])
+        _note_signals(graph, node, kinds, props, found[root])
     # Up to 2.1.16 a RAG trace goes from its Question straight to the Exploration; every later
     # release writes a Grounding between them (a Grounding is itself a signal: only RAG traces
     # without one are walked again).
