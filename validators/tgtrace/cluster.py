@@ -11,9 +11,14 @@ The run, partitioned by trace and not by file:
 
 1. workers parse byte ranges of the inputs (``loaders.ranges``) and split
    each range into connected pieces of traces (``pieces.split``);
-2. the client gathers only each piece's summary (hashes of its subjects and of
-   the nodes it links to outside itself) and joins pieces whose links meet
-   (``pieces.join``); an input error is raised here, with its part and line;
+2. pieces whose nodes meet across ranges are found where the ranges are: each
+   range deals the hashes of its pieces' subjects and outward links into
+   partitions by hash (``pieces.keys``), one task per partition meets them and
+   returns only the edges between pieces of different ranges (``pieces.meet``);
+   the client gathers each piece's size and those edges and joins the pieces
+   (``pieces.join``), so what it holds grows with the pieces (about the traces)
+   and what crosses ranges, not with the entities; an input error is raised
+   here, with its part and line;
 3. whole groups of pieces are dealt to buckets by size; each range's pieces
    are selected per bucket where they lie (as N-Quads text), and each bucket's lint task
    fetches its pieces, rebuilds whole traces with their (part, line) and
@@ -30,6 +35,7 @@ from __future__ import annotations
 import heapq
 import os
 import resource
+from array import array
 from collections import defaultdict
 from typing import Iterator
 
@@ -42,7 +48,7 @@ from .graph import TraceGraph
 from .loaders import InputError
 from .loaders import ranges
 from .model import Report
-from .pieces import graph_of, join, split
+from .pieces import graph_of, join, keys, meet, split
 from .settings import Settings, SettingsError
 
 try:
@@ -97,8 +103,17 @@ def _parse(r: ranges.Range, name: str):
 
 
 def _summary(parsed):
+    """What the client needs of a range: its lines, first error, and the size of each piece."""
     got, pieces = parsed
-    return got.line_count, got.error, got.whole, len(got.quads), [(p.subjects, p.links, p.size) for p in pieces]
+    return got.line_count, got.error, got.whole, len(got.quads), array("I", (p.size for p in pieces))
+
+
+def _keys(parsed, partitions: int) -> list:
+    return keys(parsed[1], partitions)
+
+
+def _share(keyed: list, partition: int):
+    return keyed[partition]
 
 
 def _select(parsed, buckets: list[int], groups: list[int]) -> dict:
@@ -213,16 +228,29 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
 def _run(client, plan: list, names: list[str], settings: Settings, workers: int, stats: dict | None,
          task) -> list:
     parsed = [client.submit(_parse, r, names[r.part]) for r in plan]
-    summaries = client.gather([client.submit(_summary, f) for f in parsed])
+    summarised = [client.submit(_summary, f) for f in parsed]
+    # Submitted with the summaries, so the partitions meet while the client checks for errors.
+    partitions = workers * 2
+    keyed = [client.submit(_keys, f, partitions) for f in parsed]
+    dealt = [[client.submit(_share, k, p) for k in keyed] for p in range(partitions)]
+    met = [client.submit(meet, share) for share in dealt]
+    summaries = client.gather(summarised)
     _raise_first_error(plan, names, summaries)
     offsets = _offsets(plan, summaries)
 
-    flat = [(s[0], s[1]) for _, _, _, _, pieces in summaries for s in pieces]
-    groups = join(flat)
-    sizes: dict = defaultdict(int)
+    edges = client.gather(met)
+    if stats is not None:
+        # Hashes moved between workers to find the edges (never through the client).
+        stats["keys_bytes"] = sum(client.nbytes([f.key for share in dealt for f in share],
+                                                summary=False).values())
+    del keyed, dealt, met
+    groups = join([len(s[4]) for s in summaries], edges)
+    # Indexed by group (a group is numbered by one of its pieces): arrays, as the client holds
+    # one entry per piece, however many.
+    sizes = array("Q", bytes(8 * len(groups)))
     index = 0
-    for _, _, _, _, pieces in summaries:
-        for _, _, size in pieces:
+    for _, _, _, _, piece_sizes in summaries:
+        for size in piece_sizes:
             sizes[groups[index]] += size
             index += 1
     bucket_of = _deal(sizes, workers * 2)
@@ -243,8 +271,11 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     done = client.gather([client.submit(task, [f for f, _ in shares], [o for _, o in shares], names, settings)
                           for _, shares in sorted(picks.items())])
     if stats is not None:
-        stats.update(ranges=len(plan), pieces=len(flat), groups=len(sizes), buckets=len(done),
-                     summary_bytes=sum(8 * (len(s) + len(links)) for s, links in flat),
+        stats.update(ranges=len(plan), pieces=len(groups), groups=sum(1 for size in sizes if size),
+                     buckets=len(done),
+                     # What the client gathers to join the pieces: their sizes and the edges.
+                     summary_bytes=sum(s[4].itemsize * len(s[4]) for s in summaries)
+                     + sum(e.itemsize * len(e) for e in edges),
                      shuffled_bytes=sum(client.nbytes([f.key for shares in picks.values() for f, _ in shares],
                                                       summary=False).values()),
                      worker_peak_bytes=sorted(client.run(_peak_memory).values()))
@@ -278,12 +309,14 @@ def _offsets(plan: list, summaries: list) -> dict:
     return offsets
 
 
-def _deal(sizes: dict, buckets: int) -> dict:
-    """Groups to buckets, largest first to the lightest bucket, so buckets hold about as many triples."""
+def _deal(sizes: array, buckets: int) -> array:
+    """The bucket of each group (by its number; sizes of numbers that are no group are 0), largest
+    first to the lightest bucket, so buckets hold about as many triples."""
     heap = [(0, b) for b in range(max(1, buckets))]
-    bucket_of = {}
-    for group, size in sorted(sizes.items(), key=lambda item: (-item[1], item[0])):
+    bucket_of = array("I", bytes(4 * len(sizes)))
+    # Stable: groups of one size go in the order of their numbers.
+    for group in sorted((g for g, size in enumerate(sizes) if size), key=sizes.__getitem__, reverse=True):
         load, bucket = heapq.heappop(heap)
         bucket_of[group] = bucket
-        heapq.heappush(heap, (load + size, bucket))
+        heapq.heappush(heap, (load + sizes[group], bucket))
     return bucket_of

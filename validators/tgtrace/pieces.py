@@ -8,9 +8,15 @@ reach another's triples, so each joined group holds whole traces, and a rule
 (which reads a node, its values, what derives from it and what owns it) sees
 in it what it sees in the whole capture.
 
-A piece is summarised by 8-byte hashes of its subjects and of the nodes it
-links to outside itself: the join reads only these. A hash collision can only
-join two groups that need not be, which changes no finding.
+The join is done where the ranges are, so that what reaches the client grows
+with what crosses range boundaries, not with the entities. Each range deals
+the 8-byte hashes of its pieces' subjects and of the nodes they link to
+outside the range into partitions by hash (``keys``); one task per partition
+meets the hashes of every range (``meet``) and returns only the edges between
+pieces that share a subject or link to one another's subjects. The client
+joins the pieces along those edges (``join``): a piece that no edge reaches
+costs it its size alone. A hash collision can only join two groups that need
+not be, which changes no finding.
 """
 
 from __future__ import annotations
@@ -78,10 +84,71 @@ def split(quads: list) -> list[Piece]:
     return pieces
 
 
-def join(summaries: list[tuple[array, array]]) -> list[int]:
-    """The group of each piece, given (subject hashes, link hashes) of every piece of every range:
-    pieces sharing a subject, or linking to a subject of another, are one group."""
-    parent = list(range(len(summaries)))
+def keys(pieces: list[Piece], partitions: int) -> list[tuple[array, array, array, array]]:
+    """A range's hashes dealt into ``partitions`` by hash: for each, (subject hashes, their
+    pieces, link hashes, their pieces), pieces numbered in the range."""
+    dealt = [(array("Q"), array("I"), array("Q"), array("I")) for _ in range(partitions)]
+    for index, piece in enumerate(pieces):
+        for h in piece.subjects:
+            share = dealt[h % partitions]
+            share[0].append(h)
+            share[1].append(index)
+        for h in piece.links:
+            share = dealt[h % partitions]
+            share[2].append(h)
+            share[3].append(index)
+    return dealt
+
+
+def meet(shares: list[tuple[array, array, array, array]]) -> array:
+    """The edges of one partition, given its share of every range in order: pairs of pieces,
+    each ``range << 32 | piece``, that hold one subject or of which one links to the other's
+    subject. Only edges that join what was apart are kept: at most one fewer than the pieces met."""
+    owner: dict = {}
+    parent: dict = {}
+    edges = array("Q")
+
+    def find(x: int) -> int:
+        root = x
+        while (up := parent.get(root, root)) != root:
+            root = up
+        while x != root:  # path compression, so long chains stay cheap
+            up = parent[x]
+            parent[x] = root
+            x = up
+        return root
+
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+            edges.extend((a, b))
+
+    for number, (subjects, pieces, _, _) in enumerate(shares):
+        base = number << 32
+        for h, piece in zip(subjects, pieces):
+            node = base | piece
+            other = owner.setdefault(h, node)
+            if other != node:
+                union(other, node)
+    # Links after every subject: a link may name a subject of a later range.
+    for number, (_, _, links, pieces) in enumerate(shares):
+        base = number << 32
+        for h, piece in zip(links, pieces):
+            other = owner.get(h)
+            if other is not None:
+                union(other, base | piece)
+    return edges
+
+
+def join(counts: list[int], edges: list[array]) -> array:
+    """The group of each piece of every range (numbered across ranges in order), given how many
+    pieces each range holds and the edges of every partition."""
+    first = [0]
+    for count in counts:
+        first.append(first[-1] + count)
+    # An array, not a list: 8 bytes a piece on the client, however many pieces.
+    parent = array("q", range(first[-1]))
 
     def find(x: int) -> int:
         while parent[x] != x:
@@ -89,20 +156,14 @@ def join(summaries: list[tuple[array, array]]) -> list[int]:
             x = parent[x]
         return x
 
-    owner: dict = {}
-    for piece, (subjects, _) in enumerate(summaries):
-        for h in subjects:
-            other = owner.setdefault(h, piece)
-            if other != piece:
-                parent[find(piece)] = find(other)
-    for piece, (_, links) in enumerate(summaries):
-        for h in links:
-            other = owner.get(h)
-            if other is not None:
-                a, b = find(piece), find(other)
-                if a != b:
-                    parent[a] = b
-    return [find(piece) for piece in range(len(summaries))]
+    low = (1 << 32) - 1
+    for found in edges:
+        for i in range(0, len(found), 2):
+            a, b = found[i], found[i + 1]
+            ra, rb = find(first[a >> 32] + (a & low)), find(first[b >> 32] + (b & low))
+            if ra != rb:
+                parent[ra] = rb
+    return array("q", map(find, range(first[-1])))
 
 
 def graph_of(name: str, names: list[str], quads: list, places: list[tuple[int, int]]) -> TraceGraph:

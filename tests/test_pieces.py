@@ -1,0 +1,63 @@
+"""Pieces of traces read in ranges are joined where they meet, and what the client gathers to
+join them grows with the pieces and what crosses ranges, not with the entities."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from capture_support import corpus, cut
+from tgtrace import cluster
+from tgtrace.pieces import join, keys, meet, split
+from tgtrace.settings import Settings
+
+try:
+    import distributed
+except ImportError:  # the cluster extra is not installed: the joins are still tested
+    distributed = None
+
+
+def groups_of(ranges: list[str], partitions: int) -> list[list[str]]:
+    """The subjects of each joined group, the ranges given as N-Triples text."""
+    pieces = [split(list(ox.parse(text, format=ox.RdfFormat.N_TRIPLES))) for text in ranges]
+    dealt = [keys(p, partitions) for p in pieces]
+    edges = [meet([d[partition] for d in dealt]) for partition in range(partitions)]
+    grouped: dict = {}
+    for piece, group in zip([(r, p) for r, range_pieces in enumerate(pieces) for p in range_pieces],
+                            join([len(p) for p in pieces], edges)):
+        grouped.setdefault(group, []).append(piece)
+    quads = [list(ox.parse(text, format=ox.RdfFormat.N_TRIPLES)) for text in ranges]
+    return sorted(sorted({quads[r][i].subject.value for r, p in members for i in p.members})
+                  for members in grouped.values())
+
+
+@pytest.mark.parametrize("partitions", [1, 3])
+def test_pieces_join_on_a_shared_subject_or_a_link_to_a_subject(partitions: int):
+    found = groups_of([
+        "<urn:a> <urn:p> <urn:b> .\n<urn:b> <urn:q> \"1\" .\n<urn:e> <urn:p> <urn:doc> .\n",
+        # b is a subject here too, though nothing here links to it: one entity cut by a range.
+        "<urn:b> <urn:r> \"2\" .\n<urn:c> <urn:q> \"3\" .\n",
+        # d links to a, a subject of the first range; f and e only share a node no range describes.
+        "<urn:d> <urn:p> <urn:a> .\n<urn:f> <urn:p> <urn:doc> .\n",
+    ], partitions)
+    assert found == [["urn:a", "urn:b", "urn:d"], ["urn:c"], ["urn:e"], ["urn:f"]]
+
+
+@pytest.mark.skipif(distributed is None, reason="needs the cluster extra")
+def test_the_client_gathers_far_less_than_a_hash_per_subject(tmp_path: Path):
+    source = corpus(10_000, tmp_path)
+    subjects = len({line.split(b" ", 1)[0] for line in source.read_bytes().splitlines() if line.strip()})
+    parts = cut(source, tmp_path, parts=2, seed=3)
+    stats: dict = {}
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as local, distributed.Client(local) as client:
+        cluster.lint(*(str(p) for p, _ in parts), settings=Settings(one_capture=True, fail_on=None),
+                     client=client, chunk=1 << 30, stats=stats)
+    assert stats["ranges"] == 2
+    # A piece is its size (4 bytes) plus the edges to pieces it meets in the other range (16 bytes
+    # each, fewer than the pieces); the client once held 8 bytes for each subject.
+    assert stats["summary_bytes"] * 4 < 8 * subjects
+    # The subjects' hashes did travel, but between workers.
+    assert stats["keys_bytes"] >= 8 * subjects
