@@ -50,13 +50,14 @@ try:
 
     from examples import generate as gen
     from tgtrace.rules import UPDATE_PREFIXES, all_rules
+    from tgtrace.settings import chosen_codes
 except ImportError as exc:  # pragma: no cover - exercised by hand
     print(f"error: {exc}; the corpus needs pyoxigraph, the tgtrace package and the "
           "emitter ('pip install --no-deps trustgraph-base==2.11.1')", file=sys.stderr)
     sys.exit(2)
 
 # Bump when the mix or the fault scheme changes: cached corpora carry it in their name.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 CORPUS_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://trustgraph.ai/ns/benchmark-corpus")
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -251,7 +252,9 @@ def plan_corpus(triples: int, faults: float, seed: str,
         return total
 
     fill()
-    codes = sorted(fault_codes or (c for c, r in all_rules().items() if r.fault is not None))
+    # By default the rules a default run evaluates: an opt-in family's fault would go unreported.
+    default = chosen_codes(None, None)
+    codes = sorted(fault_codes or (c for c, r in all_rules().items() if r.fault is not None and c in default))
     rng.shuffle(codes)
     count = max(1, round(len(specs) * faults)) if faults > 0 else 0
     for n, i in enumerate(sorted(rng.sample(range(len(specs)), min(count, len(specs))))):
@@ -359,8 +362,8 @@ def main(argv=None) -> int:
                         help="share of traces carrying one fault (default 0.01)")
     parser.add_argument("--seed", default="0", help="seed; same seed, same corpus (default 0)")
     parser.add_argument("--fault-codes", default=None, metavar="CODES",
-                        help="the rules whose faults are used, comma-separated (default: every rule with a "
-                        "fault); a fixed list keeps a corpus the same when rules are added")
+                        help="the rules whose faults are used, comma-separated (default: every rule a default run "
+                        "evaluates that has a fault); a fixed list keeps a corpus the same when rules are added")
     parser.add_argument("--shards", type=int, default=0, metavar="K",
                         help="also write the traces as K files in FILE.nq.shards/ (default: no)")
     args = parser.parse_args(argv)
