@@ -109,12 +109,12 @@ def test_the_filters_hide_the_rows_they_exclude(page, report, shots):
         return client.evaluate("""(() => {const shown = sel => Array.from(document.querySelectorAll(sel))
             .filter(r => !r.hidden && r.offsetParent !== null);
             return {findings: shown('#findings tbody tr').map(r => [r.dataset.rule, r.dataset.severity]),
-                    traces: shown('#traces tbody tr').length,
+                    traces: shown('#traces tbody tr').length, sections: shown('section.trace').length,
                     count: document.getElementById('shown').textContent}})()""")
 
     errors = choose("severity", "error")
     assert errors["findings"] == [["C019", "error"]] and errors["count"] == "1"
-    assert errors["traces"] == 1  # only the trace with the error is left
+    assert errors["traces"] == 1 and errors["sections"] == 1  # only the trace with the error is left, diagram too
     screenshot(client, shots / "report-filtered.png", full_page=False)
     choose("severity", "")
     # The rule found most often, beside the error's rule and family.
@@ -124,7 +124,8 @@ def test_the_filters_hide_the_rows_they_exclude(page, report, shots):
     assert {r for r, _ in by_rule["findings"]} == {rule}
     # Filters combine: that rule and only errors leaves nothing, not a trace either.
     none = choose("severity", "error")
-    assert none["findings"] == [] and none["traces"] == 0 and none["count"] == "0"
+    assert none["findings"] == [] and none["traces"] == 0 and none["sections"] == 0 and none["count"] == "0"
     for name in ("rule", "severity"):
         everything = choose(name, "")
     assert len(everything["findings"]) == len(findings) and everything["traces"] == 1 + len(INPUTS)
+    assert everything["sections"] == everything["traces"]

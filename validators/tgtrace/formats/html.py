@@ -54,7 +54,7 @@ function apply(){var want={};selects.forEach(function(s){want[s.name]=s.value});
   var ok=Object.keys(want).every(function(k){return !want[k]||r.dataset[k]==want[k]});r.hidden=!ok;
   if(ok&&r.dataset.trace)shown[r.dataset.trace]=1});
  var any=Object.keys(want).some(function(k){return want[k]});
- document.querySelectorAll('#traces tbody tr').forEach(function(r){r.hidden=any&&!shown[r.dataset.trace]});
+ document.querySelectorAll('#traces tbody tr, section.trace').forEach(function(r){r.hidden=any&&!shown[r.dataset.trace]});
  document.getElementById('shown').textContent=document.querySelectorAll('#findings tbody tr:not([hidden])').length}
 selects.forEach(function(s){s.addEventListener('change',apply)});
 })();
@@ -148,7 +148,7 @@ def render(report: Report, output=None) -> str:
     # Each trace's diagram.
     for view in views:
         prefix = prefix_of[(view.file, view.trace)]
-        parts.append(f'<section id="{prefix}"><h2>[{_e(view.pattern)}] {_e(view.question or view.trace)}</h2>'
+        parts.append(f'<section class="trace" id="{prefix}" data-trace="{prefix}"><h2>[{_e(view.pattern)}] {_e(view.question or view.trace)}</h2>'
                      f'<p class="muted"><code>{_e(view.trace)}</code> in {_e(shown_path(view.file, root))}'
                      + (f" · trace model of TrustGraph {_e(view.trace_model)}" if view.trace_model else "")
                      + "</p>" + _diagram(view, prefix) + "</section>")
