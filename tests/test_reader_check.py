@@ -22,6 +22,7 @@ import pytest
 
 import tgtrace
 from conftest import example_traces
+from wire_support import wire
 
 
 def _real_reader():
@@ -55,7 +56,6 @@ ExplainEntity = _explainability.ExplainEntity
 EdgeSelection = _explainability.EdgeSelection
 
 RETRIEVAL = "urn:graph:retrieval"
-XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 PREFIXES = """PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX prov: <http://www.w3.org/ns/prov#>
@@ -65,22 +65,6 @@ EXAMPLES = example_traces(".nq")
 
 
 # ----------------------------------------------------------------- the real reader
-
-def wire(term) -> dict:
-    """A pyoxigraph term as the socket API's wire format (trustgraph messaging TermTranslator)."""
-    if isinstance(term, ox.NamedNode):
-        return {"t": "i", "i": term.value}
-    if isinstance(term, ox.BlankNode):
-        return {"t": "b", "d": term.value}
-    if isinstance(term, ox.Literal):
-        found = {"t": "l", "v": term.value}
-        if term.language:
-            found["ln"] = term.language
-        elif term.datatype.value != XSD_STRING:
-            found["dt"] = term.datatype.value
-        return found
-    return {"t": "t", "tr": {"s": wire(term.subject), "p": wire(term.predicate), "o": wire(term.object)}}
-
 
 def unwire(value):
     """What the API makes of a query argument (build_term), as a pyoxigraph pattern term."""

@@ -20,33 +20,10 @@ import pytest
 
 import tgtrace
 from tgtrace.generations import release_key
+from wire_support import wire_quad
 
 RELEASES = Path(__file__).resolve().parents[1] / "examples" / "releases"
 FILES = sorted(RELEASES.glob("*/*.nq"))
-XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-
-
-def _wire_term(term) -> dict:
-    if isinstance(term, ox.NamedNode):
-        return {"t": "i", "i": term.value}
-    if isinstance(term, ox.Literal):
-        found = {"t": "l", "v": term.value}
-        if term.language:
-            found["ln"] = term.language
-        elif term.datatype.value != XSD_STRING:
-            found["dt"] = term.datatype.value
-        return found
-    if isinstance(term, ox.Triple):
-        return {"t": "t", "tr": {"s": _wire_term(term.subject), "p": _wire_term(term.predicate),
-                                 "o": _wire_term(term.object)}}
-    raise AssertionError(f"the release examples hold no {type(term).__name__}")
-
-
-def _wire(quad) -> dict:
-    found = {"s": _wire_term(quad.subject), "p": _wire_term(quad.predicate), "o": _wire_term(quad.object)}
-    if isinstance(quad.graph_name, ox.NamedNode):
-        found["g"] = quad.graph_name.value
-    return found
 
 
 def _forms(path: Path, folder: Path) -> dict[str, Path]:
@@ -60,7 +37,7 @@ def _forms(path: Path, folder: Path) -> dict[str, Path]:
         forms[name] = folder / f"trace.{name}"
         ox.serialize(quads, str(forms[name]), format=fmt)
     forms["wire"] = folder / "trace.json"
-    forms["wire"].write_text(json.dumps([_wire(q) for q in quads]), encoding="utf-8")
+    forms["wire"].write_text(json.dumps([wire_quad(q) for q in quads]), encoding="utf-8")
     # Explain events as the services send them: each entity's triples together, in emission order.
     forms["stream"] = folder / "trace.jsonl"
     with forms["stream"].open("w", encoding="utf-8") as stream:
@@ -69,7 +46,7 @@ def _forms(path: Path, folder: Path) -> dict[str, Path]:
             stream.write(json.dumps({
                 "message_type": "explain", "explain_id": getattr(subject, "value", str(subject)),
                 "explain_graph": run[0].graph_name.value if isinstance(run[0].graph_name, ox.NamedNode) else "",
-                "explain_triples": [_wire(q) for q in run]}) + "\n")
+                "explain_triples": [wire_quad(q) for q in run]}) + "\n")
     return forms
 
 

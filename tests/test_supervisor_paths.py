@@ -19,6 +19,7 @@ import pytest
 
 import tgtrace
 from conftest import EXAMPLES
+from wire_support import wire
 
 ROOT = "urn:trustgraph:agent:c5d169e8-f902-5f3a-82ff-7e61d4e506f0"
 DERIVED = ox.NamedNode("http://www.w3.org/ns/prov#wasDerivedFrom")
@@ -61,16 +62,6 @@ def service_order(items: list[ox.Quad]) -> list[list[ox.Quad]]:
     synthesis = [e for e in all_events if e[0].subject.value == ROOT + "/synthesis"]
     rest = [e for e in all_events if e not in own and e not in synthesis]
     return rest + own + synthesis
-
-
-def wire(term) -> dict:
-    if isinstance(term, ox.NamedNode):
-        return {"t": "i", "i": term.value}
-    if isinstance(term, ox.BlankNode):
-        return {"t": "b", "d": term.value}
-    if isinstance(term, ox.Literal):
-        return {"t": "l", "v": term.value}
-    return {"t": "t", "tr": {"s": wire(term.subject), "p": wire(term.predicate), "o": wire(term.object)}}
 
 
 def write_stream(path: Path, streams: list[list[list[ox.Quad]]], seed: int | None) -> Path:
