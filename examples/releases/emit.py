@@ -251,6 +251,15 @@ def _doc(s: str, n: int, part: str) -> str:
     return f"urn:trustgraph:agent:{s}/i{n}/{part}"
 
 
+def decide_pattern(s: str, session: str, pattern: str, task_type: str) -> tuple[list, str]:
+    """The orchestrator's PatternDecision (from 2.6.8, emitted before the Question): its triples and
+    what the first step then derives from (the Question itself in releases without it)."""
+    if not AGENT_METADATA:
+        return [], session
+    pd_uri = prov.agent_pattern_decision_uri(s)
+    return retrieval(prov.agent_pattern_decision_triples(pd_uri, session, pattern, task_type)), pd_uri
+
+
 def react(seed: str, minute: int, question: str, steps, answer: str, *, orchestrator: bool = False,
           parent_session: str | None = None, pattern_decision: bool = False, ms: int = 0) -> list:
     """A ReAct session as agent/react/service.py (the older agent service) or, with
@@ -264,11 +273,10 @@ def react(seed: str, minute: int, question: str, steps, answer: str, *, orchestr
     out = []
 
     derive_from = session
-    if orchestrator and AGENT_METADATA and pattern_decision:
+    if orchestrator and pattern_decision:
         # service.py emits the decision (before the Question) when the request carries a session id.
-        pd_uri = prov.agent_pattern_decision_uri(s)
-        out += retrieval(prov.agent_pattern_decision_triples(pd_uri, session, "react", "general"))
-        derive_from = pd_uri
+        decided, derive_from = decide_pattern(s, session, "react", "general")
+        out += decided
 
     if orchestrator and AGENT_METADATA and parent_session:
         out += retrieval(prov.agent_session_triples(
@@ -352,11 +360,8 @@ def plan_then_execute(seed: str, minute: int) -> list:
     s = sid(seed)
     session = prov.agent_session_uri(s)
     out = []
-    derive_from = session
-    if AGENT_METADATA:
-        pd_uri = prov.agent_pattern_decision_uri(s)
-        out += retrieval(prov.agent_pattern_decision_triples(pd_uri, session, "plan-then-execute", "research"))
-        derive_from = pd_uri
+    decided, derive_from = decide_pattern(s, session, "plan-then-execute", "research")
+    out += decided
     out += retrieval(prov.agent_session_triples(
         session, "How many years passed between Marie Curie's two Nobel Prizes?", stamp(minute)))
     plan_uri = prov.agent_plan_uri(s)
@@ -386,11 +391,8 @@ def supervisor(seed: str, minute: int) -> list:
     s = sid(seed)
     session = prov.agent_session_uri(s)
     out = []
-    derive_from = session
-    if AGENT_METADATA:
-        pd_uri = prov.agent_pattern_decision_uri(s)
-        out += retrieval(prov.agent_pattern_decision_triples(pd_uri, session, "supervisor", "research"))
-        derive_from = pd_uri
+    decided, derive_from = decide_pattern(s, session, "supervisor", "research")
+    out += decided
     out += retrieval(prov.agent_session_triples(
         session, "In which years did Marie Curie receive her two Nobel Prizes?", stamp(minute)))
     dec_uri = prov.agent_decomposition_uri(s)
