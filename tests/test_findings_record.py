@@ -33,9 +33,16 @@ def test_record_covers_every_case():
 
 
 def as_recorded(row: list) -> list:
-    """One deliberate difference: V003 now names the deprecated predicate as the path and the
+    """Two deliberate differences. V003 now names the deprecated predicate as the path and the
     focus as the value, as a SHACL-SPARQL node validator reports ?path; it named the predicate
-    as the value. File, line, rule, severity, focus, trace and message are unchanged."""
+    as the value. C004's path is now prov:wasDerivedFrom, the link it judges (it was a path of
+    any length, which SHACL results cannot name, and which made pySHACL test every ancestor of
+    every Analysis), so its line is that link's (it was the Analysis's first line; compared
+    without the line by :func:`c004_without_line`). File, rule, severity, focus, trace and
+    message are unchanged."""
+    if row[2] == "C004":
+        assert row[6] == "http://www.w3.org/ns/prov#wasDerivedFrom"
+        return row[:6] + [None] + row[7:]
     if row[2] == "V003":
         file, line, rule, severity, focus, trace, path, value, message = row
         return [file, line, rule, severity, focus, trace, None, path, message]
@@ -93,6 +100,10 @@ def ordered(rows) -> list:
     return sorted(rows, key=lambda r: [str(x) for x in r])
 
 
+def c004_without_line(rows) -> list:
+    return ordered(r[:1] + [None] + r[2:] if r[2] == "C004" else r for r in rows)
+
+
 @pytest.mark.parametrize("name", [name for name, _ in CASES])
 def test_findings_equal_the_record(name, corpora):
     run = dict(all_cases(corpora, CODES))[name]
@@ -105,4 +116,4 @@ def test_findings_equal_the_record(name, corpora):
         assert found != recorded  # the exception is still needed
         without_trace = lambda rows: ordered(r[:5] + r[6:] for r in rows)  # noqa: E731
         found, recorded = without_trace(found), without_trace(recorded)
-    assert found == recorded
+    assert c004_without_line(found) == c004_without_line(recorded)

@@ -550,8 +550,8 @@ def _nearest_analyses(graph: TraceGraph, node) -> list:
 
 @component("IterationOrderConstraintComponent", TGL, own_values=True)
 def _iteration_order(ctx, shape, focus, values, params):
-    # The out-of-order parents are among the path's values (the focus's ancestors) by
-    # construction, so they are found directly.
+    # The out-of-order sources are the path's values (what the focus derives from directly),
+    # found from the graph.
     if not _true(_param(params, "iterationOrder", TGL)):
         return
     graph = ctx.graph

@@ -26,6 +26,7 @@ from ..resources import shapes_graph
 from ..rules import model
 from . import Hit
 from .components import FUNCTIONS
+from .paths import indexed_transitive_paths
 
 
 @cache
@@ -112,8 +113,9 @@ def _with_deep_stack(function, depth: int):
     """Run function where recursion as deep as the graph is long cannot overflow.
 
     rdflib evaluates a property path such as prov:wasDerivedFrom+ by recursion, one level per
-    link, so a long derivation chain exceeds Python's recursion limit (and, raised alone, the
-    C stack). The function runs in a thread with a stack sized for the depth."""
+    link, where paths.py leaves it to rdflib (neither end bound), so a long derivation chain
+    could exceed Python's recursion limit (and, raised alone, the C stack). The function runs
+    in a thread with a stack sized for the depth."""
     outcome: dict = {}
     limit = max(sys.getrecursionlimit(), 4 * depth + 10_000)
 
@@ -170,7 +172,7 @@ def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] 
     for s, p, o in graph.triples():
         converter.add(s, p, o)
     def validate():
-        with _each_query_parsed_once():
+        with _each_query_parsed_once(), indexed_transitive_paths():
             return pyshacl.validate(converter.graph, shacl_graph=_shapes_for(codes), advanced=True, inference="none",
                                     allow_warnings=True, allow_infos=True)
 
