@@ -58,6 +58,8 @@ class Native:
 COMPONENTS: dict[str, Native] = {}
 # Target types: IRI -> matches(graph, types, predicates, params) -> bool (decided per kind of node).
 TARGET_TYPES: dict[str, Callable] = {}
+# Target types decided per graph: IRI -> nodes(graph, params) -> the focus nodes.
+TARGET_NODES: dict[str, Callable] = {}
 # SPARQL extension functions, registered with both SPARQL engines: IRI -> function of a Python value.
 FUNCTIONS: dict[str, Callable] = {}
 
@@ -582,6 +584,9 @@ def _root_questions(graph: TraceGraph) -> list:
 
 # The three components below judge a root Question by a whole-trace fact. Their candidates are
 # the roots that fail, found once per graph, so the other Questions cost nothing per node.
+
+TARGET_NODES[TGL + "RootQuestionTarget"] = lambda graph, params: _root_questions(graph)
+
 
 def _several_answers(graph: TraceGraph, params) -> set:
     if not _true(_param(params, "singleTerminalAnswer", TGL)):

@@ -31,7 +31,7 @@ from ..rules import model
 from ..shapes import Path, Shape, ShapesError, ShapesModel
 from ..vocabulary import declarations
 from . import Hit
-from .components import (COMPONENTS, NODE_KINDS, QUALIFIED_RESULT_COMPONENTS, TARGET_TYPES, Context,
+from .components import (COMPONENTS, NODE_KINDS, QUALIFIED_RESULT_COMPONENTS, TARGET_NODES, TARGET_TYPES, Context,
                          compile_pattern, pattern_ok)
 from .sparql import SparqlRunner
 
@@ -182,7 +182,7 @@ class Engine:
                                       "(no native implementation and no SPARQL validator for this kind of shape)")
             for target in shape.targets:
                 if target.kind == "custom" and target.value[0] not in TARGET_TYPES \
-                        and target.value[0] not in self.model.target_types:
+                        and target.value[0] not in TARGET_NODES and target.value[0] not in self.model.target_types:
                     raise ShapesError(f"{self.model.name(shape.node)}: uses the target type {target.value[0]}, "
                                       "which the engine does not know")
 
@@ -427,6 +427,8 @@ class _Run:
         counts: dict = {}  # the graph's kinds, counted on the way: reports need them too
         types = graph.types
         done: set = set()
+        elsewhere = set(engine.elsewhere)
+        shapes_elsewhere: dict = {}
         for node, props in graph.out.items():
             kinds = types.get(node, _EMPTY)
             signature = (frozenset(kinds), tuple(props))
@@ -434,21 +436,35 @@ class _Run:
             if plan is None:
                 plan = plans[signature] = self.plan(signature[0], signature[1])
                 counts[signature] = 0
+                # A shape targeted both here and per graph runs once at a node.
+                both = [shape for shape in plan[2] if shape in elsewhere]
+                if both:
+                    shapes_elsewhere[signature] = both
             counts[signature] += 1
             static, dynamic, shapes = plan
             for shape, component, value, path in static:
                 yield Result(shape, component, node, node if value is _FOCUS else value, path)
             for run in dynamic:
                 yield from run(node, props)
-            if engine.elsewhere:
-                for shape in shapes:
-                    done.add((shape, node))
+            for shape in shapes_elsewhere.get(signature, ()):
+                done.add((shape, node))
         graph.learn("kinds", counts)
         for shape in engine.elsewhere:
+            candidates = self._candidates(shape)
             for focus in self.focus_nodes(shape):
-                if (shape, focus) not in done:
+                if (shape, focus) not in done and (candidates is None or focus in candidates):
                     done.add((shape, focus))
                     yield from self.evaluate(shape, focus)
+
+    def _candidates(self, shape: Shape) -> set | None:
+        """The only focus nodes a shape can report, when each of its constraints names them
+        (native components with candidates); None when any node could fail."""
+        screens = [native.candidates for c in shape.constraints
+                   if (native := COMPONENTS.get(c.component)) is not None]
+        if not shape.constraints or shape.sparql or len(screens) != len(shape.constraints) \
+                or any(s is None for s in screens):
+            return None
+        return set().union(*(s(self.graph, c.params) for s, c in zip(screens, shape.constraints)))
 
     def focus_nodes(self, shape: Shape) -> list:
         graph = self.graph
@@ -466,6 +482,8 @@ class _Run:
                 matches, params = TARGET_TYPES[target.value[0]], target.value[1]
                 nodes = [s for s, props in graph.out.items()
                          if matches(graph, graph.types_of(s), tuple(props), params)]
+            elif target.kind == "custom" and target.value[0] in TARGET_NODES:
+                nodes = TARGET_NODES[target.value[0]](graph, target.value[1])
             else:
                 nodes = self.sparql_target(target)
             for node in nodes:

@@ -88,6 +88,13 @@ def _each_query_parsed_once():
     engine's time went to pyparsing. The parsed and translated query is what
     rdflib's own prepareQuery gives for repeated execution with different
     initial bindings, so the results are unchanged.
+
+    The graph patterns of (NOT) EXISTS are translated into an attribute that
+    rdflib's own pass over the query never visits, so their joins are never
+    marked lazy: each EXISTS built the whole set of its pattern's solutions
+    (every ancestor of the focus for ``prov:wasDerivedFrom+``) before looking
+    at the first. :func:`_lazy_exists` runs that pass (rdflib's ``analyse``)
+    on them; a lazy join is rdflib's nested loop, with the same solutions.
     """
     from rdflib.plugins.sparql import processor  # see _register_functions
 
@@ -99,6 +106,7 @@ def _each_query_parsed_once():
             key = (strOrQuery, base, tuple(sorted((initNs or {}).items())))
             if key not in prepared:
                 prepared[key] = processor.translateQuery(processor.parseQuery(strOrQuery), base, initNs)
+                _lazy_exists(prepared[key].algebra)
             strOrQuery = prepared[key]
         return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
 
@@ -107,6 +115,26 @@ def _each_query_parsed_once():
         yield
     finally:
         processor.SPARQLProcessor.query = original
+
+
+def _lazy_exists(node) -> None:
+    """Mark the joins of every (NOT) EXISTS pattern in a translated query lazy where rdflib's
+    ``analyse`` would, nested EXISTS included."""
+    from rdflib.plugins.sparql.algebra import _traverseAgg, analyse
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, CompValue):
+            if current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+                pattern = current.__dict__.get("graph")  # the translated pattern, set as an attribute
+                if isinstance(pattern, CompValue):
+                    _traverseAgg(pattern, visitor=analyse)
+                    stack.append(pattern)
+            stack.extend(v for v in current.values() if v is not None)
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
 
 
 def _with_deep_stack(function, depth: int):
