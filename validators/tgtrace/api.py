@@ -8,17 +8,18 @@ trace graph, an engine checks the graph, and here hits become findings.
 
 from __future__ import annotations
 
+import concurrent.futures  # its ProcessPoolExecutor (multiprocessing) loads on first use, for --jobs
+import importlib
 import os
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Callable, Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
 
 from . import graph as tg
 from .baseline import load as load_baseline
-from .engines import shacl
 from .engines.fast import Engine
 from .generations import Inference, infer
 from .graph import TraceGraph
@@ -31,6 +32,8 @@ from .stream import StreamLinter
 from .vocabulary import declarations, ontology_terms
 
 DEFAULTS = Settings()
+# The reference engine (pySHACL, rdflib's SPARQL) is imported only when --engine shacl asks for it.
+_REFERENCE_ENGINE = "tgtrace.engines.shacl"
 
 def _message(rule: Rule, path: str | None, value) -> str:
     text = rule.message
@@ -62,7 +65,7 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult
     if settings.engine == "fast":
         hits = list(fast.check(graph, declared))
     elif settings.engine == "shacl":
-        hits = shacl.check(graph, declared, settings.codes)
+        hits = importlib.import_module(_REFERENCE_ENGINE).check(graph, declared, settings.codes)
     else:
         raise ValueError(f"unknown engine {settings.engine!r} (choose {' or '.join(ENGINES)})")
     result = InputResult(graph.name, triples=graph.statements)
@@ -143,7 +146,10 @@ def _kinds(graph: TraceGraph) -> Counter:
     return Counter(graph.kinds())
 
 
-_DECLARATION_KINDS = frozenset(str(o) for _, _, o in declarations() if str(o).startswith("http://www.w3.org/2002/07/owl#"))
+@cache
+def _declaration_kinds() -> frozenset:
+    # On first use, not at import: it reads the ontology.
+    return frozenset(str(o) for _, _, o in declarations() if str(o).startswith("http://www.w3.org/2002/07/owl#"))
 
 
 def _declared_terms_used() -> Counter:
@@ -162,8 +168,9 @@ def _declared_terms_used() -> Counter:
 def _type_sets(kinds: Counter) -> Counter:
     """How many nodes carried each exact set of asserted classes (declared terms left out)."""
     sets: Counter = Counter()
+    declaration_kinds = _declaration_kinds()
     for (types, _), count in kinds.items():
-        if types and not types & _DECLARATION_KINDS:
+        if types and not types & declaration_kinds:
             sets[" ".join(sorted(types))] += count
     return sets
 
@@ -256,7 +263,7 @@ def iter_results(*sources, settings: Settings = DEFAULTS,
     if settings.jobs > 1 and len(files) > 1:
         others = [s for s in sources if not (isinstance(s, (str, os.PathLike)) and str(s) != "-")]
         sizes = {f: os.path.getsize(f) for f in files}
-        with ProcessPoolExecutor(max_workers=min(settings.jobs, len(files))) as pool:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=min(settings.jobs, len(files))) as pool:
             futures = [pool.submit(_lint_file, f, settings) for f in files]
             for path, future in zip(files, futures):
                 yield from future.result()

@@ -11,15 +11,13 @@ import traceback
 from dataclasses import replace
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
 from . import api, config, explore, selfcheck
 from .baseline import Baseline, BaselineError
 from .explain import explain_rule, list_rules
 from .files import OutputError, refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit
-from .formats import diagram, views as view_formats
+from .formats import diagram
 from .formats.common import plural
 from .loaders import INPUT_FORMATS, InputError, expand_paths
 from .model import Report, Severity
@@ -57,6 +55,10 @@ class ProgressBar:
         if self._progress is None:
             if time.monotonic() - self._started < self.DELAY:
                 return
+            # Imported once a bar is shown: rich's console and progress cost every other run about
+            # 0.02 s at start-up.
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
             self._progress = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
                                       TimeRemainingColumn(), console=Console(stderr=True), transient=True)
             self._progress.start()
@@ -75,6 +77,13 @@ def _cluster():
     third of a second and 20 MB at start-up. (cluster imports nothing of cli: no cycle.)"""
     from . import cluster
     return cluster
+
+
+def _view_formats():
+    """The text and JSON of list and show (formats.views), imported by those commands only: it loads
+    rich's console, tables and trees. (views imports nothing of cli: no cycle.)"""
+    from .formats import views
+    return views
 
 
 def _split(values) -> list[str]:
@@ -258,8 +267,9 @@ def rule(code) -> None:
     """Explain one rule: what it checks, why it matters, how to fix it."""
     text = explain_rule(get_rule(code))
     if sys.stdout.isatty():
-        # Imported here alone: the Markdown renderer (markdown-it, pygments) costs every other
-        # run 0.04 s and 5 MB at start-up.
+        # Imported here alone: the Markdown renderer (markdown-it, pygments) and rich's console
+        # cost every other run 0.04 s and 5 MB at start-up.
+        from rich.console import Console
         from rich.markdown import Markdown
         Console().print(Markdown(text))
     else:
@@ -372,7 +382,7 @@ def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, co
     views.sort(key=_SORTS[sort_key], reverse=reverse)
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    _write(view_formats.render_list(views, fmt, color), None)
+    _write(_view_formats().render_list(views, fmt, color), None)
     _exit_for(views, settings)
 
 
@@ -393,7 +403,7 @@ def show(path, trace, fmt, color, config_file, no_config) -> None:
     views, settings = _views([path], trace, config_file, no_config)
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    _write(view_formats.render_show(views, fmt, color), None)
+    _write(_view_formats().render_show(views, fmt, color), None)
     _exit_for(views, settings)
 
 

@@ -1,28 +1,41 @@
 """Output formats. Only modules in this package know how a report is printed or written.
 
-Each format module declares ``FORMAT``: its name, a one-line help and its
-writer, ``render(report, output) -> str``, where ``output`` is the run's
-:class:`tgtrace.settings.Output`. Adding a format is a module here and its
-name in :data:`FORMATS`; the CLI's ``--format`` choices, its help and the docs
-follow from this registry.
+Each format is a module here with a writer, ``render(report, output) -> str``, where
+``output`` is the run's :class:`tgtrace.settings.Output`. Adding a format is a module here
+and its entry in :data:`FORMATS` (name, one-line help, module); the CLI's ``--format``
+choices, its help and the docs follow from this registry.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from dataclasses import replace
 
-from rich.console import Console
-
 from ..files import write_atomic
 from ..model import Report
 from ..settings import Output
-from . import github, gitlab, html, json, junit, sarif, statistics, summary, text
 from .common import Format
 
-FORMATS: dict[str, Format] = {module.FORMAT.name: module.FORMAT
-                              for module in (text, json, sarif, junit, github, gitlab, summary, html)}
+# A format's module is imported when a run writes that format (html loads the trace views and
+# diagrams, sarif the rule texts), so a run loads only the writers it uses.
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("text", "one line per finding, grouped by trace (the default in a terminal)", "text", statistics=True),
+    Format("json", "the findings and a summary as one JSON document", "json", statistics=True),
+    Format("sarif", "SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps)", "sarif"),
+    Format("junit", "JUnit XML: a test suite per file, a test case per trace", "junit"),
+    Format("github", "GitHub Actions annotations on the diff (the default when GITHUB_ACTIONS=true)", "github",
+           statistics=True),
+    Format("gitlab", "GitLab Code Quality JSON for merge requests (artifacts:reports:codequality)", "gitlab"),
+    Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "summary"),
+    Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact", "html"),
+)}
+
+
+def _writer(module: str):
+    """The module of this package that writes a format (or the statistics, or the summary)."""
+    return importlib.import_module(f"{__name__}.{module}")
 
 
 def default_format(environ=os.environ) -> str:
@@ -41,9 +54,10 @@ def render(report: Report, output: Output | str = "text", **options) -> str:
     if output.statistics:
         if not chosen.statistics:
             raise ValueError(f"--statistics prints text or json, not {output.format}")
-        head = chosen.render(report, replace(output, statistics=False)) if output.format == "github" else ""
-        return head + statistics.render(report, as_json=output.format == "json")
-    return chosen.render(report, output)
+        head = (_writer(chosen.module).render(report, replace(output, statistics=False))
+                if output.format == "github" else "")
+        return head + _writer("statistics").render(report, as_json=output.format == "json")
+    return _writer(chosen.module).render(report, output)
 
 
 def emit(report: Report, output: Output, stdout=None) -> None:
@@ -53,10 +67,12 @@ def emit(report: Report, output: Output, stdout=None) -> None:
     if output.file:
         write_atomic(output.file, text_ if text_.endswith("\n") else text_ + "\n")
     elif output.format == "text" and output.color and not output.statistics:
+        # Imported here alone: rich's console costs every uncoloured run about 0.015 s at start-up.
+        from rich.console import Console
         Console(file=stdout, highlight=False, soft_wrap=True, force_terminal=True).print(text_)
     elif text_:
         stdout.write(text_ if text_.endswith("\n") else text_ + "\n")
     if output.summary == "-":
-        stdout.write(summary.render(report, output) + "\n")
+        stdout.write(_writer("summary").render(report, output) + "\n")
     elif output.summary:
-        write_atomic(output.summary, summary.render(report, output) + "\n", append=True)
+        write_atomic(output.summary, _writer("summary").render(report, output) + "\n", append=True)

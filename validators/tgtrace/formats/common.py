@@ -6,7 +6,6 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
 
 # Names a loader gives input that did not come from a file.
 NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}
@@ -71,10 +70,10 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class Format:
-    """An output format: its name, a one-line help, and its writer."""
+    """An output format: its name, a one-line help, and the module here that writes it."""
 
     name: str
     help: str
-    render: Callable  # (report, output: tgtrace.settings.Output) -> str
+    module: str  # its render(report, output: tgtrace.settings.Output) -> str
     # Whether --statistics can follow this format's output (as text, or as JSON for json).
     statistics: bool = False

@@ -7,7 +7,7 @@ as annotations on the pull request's diff, at that file and line.
 from __future__ import annotations
 
 from ..model import Finding, Report, Severity
-from .common import Format, printable, relative_path
+from .common import printable, relative_path
 
 # GitHub has three annotation levels; "notice" is its informational one.
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -38,7 +38,3 @@ def annotation(finding: Finding, root=None) -> str:
 
 def render(report: Report, output) -> str:
     return "".join(annotation(f, output.root) + "\n" for f in report.findings)
-
-
-FORMAT = Format("github", "GitHub Actions annotations on the diff (the default when GITHUB_ACTIONS=true)",
-                render, statistics=True)

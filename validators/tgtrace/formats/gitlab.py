@@ -13,7 +13,7 @@ from collections import Counter
 
 from ..model import Report, Severity
 from ..rules import all_rules
-from .common import Format, printable, relative_path, repository_root
+from .common import printable, relative_path, repository_root
 from .sarif import fingerprint
 
 # GitLab's five severities; a gate's error is what a merge request must not add ("major",
@@ -52,6 +52,3 @@ def to_issues(report: Report, root=None) -> list[dict]:
 
 def render(report: Report, output) -> str:
     return json.dumps(to_issues(report, output.root), indent=2, ensure_ascii=False) + "\n"
-
-
-FORMAT = Format("gitlab", "GitLab Code Quality JSON for merge requests (artifacts:reports:codequality)", render)

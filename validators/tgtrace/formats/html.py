@@ -17,7 +17,7 @@ from ..explore import TraceView, views_of_report
 from ..model import Report, Severity
 from ..rules import all_rules
 from . import diagram
-from .common import Format, plural, printable, shown_path
+from .common import plural, printable, shown_path
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2933;background:#fafafa}
@@ -165,7 +165,3 @@ def render(report: Report, output=None) -> str:
         parts.append("</section>")
     parts.append(f"</main><script>{_JS}</script></body></html>")
     return "\n".join(parts)
-
-
-FORMAT = Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact",
-                render)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from ..model import Report
-from .common import Format
 
 
 def render(report: Report, output) -> str:
@@ -16,6 +15,3 @@ def render(report: Report, output) -> str:
         "summary": report.summary(),
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
-
-
-FORMAT = Format("json", "the findings and a summary as one JSON document", render, statistics=True)

@@ -13,7 +13,7 @@ from collections import defaultdict
 from xml.etree import ElementTree as ET
 
 from ..model import Finding, Report
-from .common import Format, plural, printable, shown_path
+from .common import plural, printable, shown_path
 
 NO_TRACE = "(outside any trace)"
 NO_FILE = "<input>"
@@ -82,6 +82,3 @@ def render(report: Report, output) -> str:
     element = to_element(report, output.root)
     ET.indent(element)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(element, encoding="unicode") + "\n"
-
-
-FORMAT = Format("junit", "JUnit XML: a test suite per file, a test case per trace", render)

@@ -18,7 +18,7 @@ from .. import __version__
 from ..explain import explain_rule
 from ..model import Finding, Report, Severity
 from ..rules import DOCS_BASE, Rule, all_rules
-from .common import Format, relative_path, repository_root
+from .common import relative_path, repository_root
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -149,6 +149,3 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
 
 def render(report: Report, output) -> str:
     return json.dumps(to_sarif(report, root=output.root), indent=2, ensure_ascii=False) + "\n"
-
-
-FORMAT = Format("sarif", "SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps)", render)

@@ -11,7 +11,7 @@ from collections import Counter
 from ..explain import curie
 from ..model import Report, Severity
 from ..rules import all_rules
-from .common import Format, plural, printable
+from .common import plural, printable
 from .statistics import coverage_dict
 
 
@@ -70,6 +70,3 @@ def render(report: Report, output=None) -> str:
                 f"| {label} | {part['exercised']}/{part['total']} | {_cell(', '.join(never)) or 'none'} |"
             )
     return "\n".join(lines) + "\n"
-
-
-FORMAT = Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", render)
