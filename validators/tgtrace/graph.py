@@ -661,31 +661,49 @@ def _count_kinds(graph: TraceGraph) -> dict:
 
 
 def _nodes_on_cycles(graph: TraceGraph) -> set:
-    """Tarjan's strongly connected components over prov:wasDerivedFrom, iteratively."""
+    """The nodes on prov:wasDerivedFrom cycles."""
+    out = graph.out
+    empty = ()
+
+    def parents(node):
+        props = out.get(node)
+        return props.get(DERIVED, empty) if props else empty
+
+    return strong_components((s for s, props in out.items() if DERIVED in props), parents, numbered=False)[1]
+
+
+def strong_components(starts: Iterable, successors: Callable[[object], Iterable],
+                      numbered: bool = True) -> tuple[dict, set]:
+    """Tarjan's strongly connected components of what the starts reach, iteratively (no
+    recursion however long the chains): (node -> its component's number, empty unless
+    numbered; the nodes on cycles). A component is numbered after every component it reaches,
+    so reach only goes to smaller numbers. A node is on a cycle when its component has two
+    nodes or more, or a loop."""
+    component: dict = {}
     on_cycle: set = set()
     number: dict = {}
     low: dict = {}
     stack: list = []
     on_stack: set = set()
-    counter = 0
-    for start, props in graph.out.items():
-        if start in number or DERIVED not in props:
+    counter = components = 0
+    for start in starts:
+        if start in number:
             continue
-        work = [(start, iter(props[DERIVED]))]
+        work = [(start, iter(successors(start)))]
         number[start] = low[start] = counter
         counter += 1
         stack.append(start)
         on_stack.add(start)
         while work:
-            node, successors = work[-1]
+            node, following = work[-1]
             advanced = False
-            for succ in successors:
+            for succ in following:
                 if succ not in number:
                     number[succ] = low[succ] = counter
                     counter += 1
                     stack.append(succ)
                     on_stack.add(succ)
-                    work.append((succ, iter(graph.values(succ, DERIVED))))
+                    work.append((succ, iter(successors(succ))))
                     advanced = True
                     break
                 if succ in on_stack:
@@ -697,13 +715,16 @@ def _nodes_on_cycles(graph: TraceGraph) -> set:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
             if low[node] == number[node]:
-                component = []
+                members = []
                 while True:
                     member = stack.pop()
                     on_stack.discard(member)
-                    component.append(member)
+                    members.append(member)
                     if member == node:
                         break
-                if len(component) > 1 or node in graph.values(node, DERIVED):
-                    on_cycle.update(component)
-    return on_cycle
+                if numbered:
+                    component.update(dict.fromkeys(members, components))
+                    components += 1
+                if len(members) > 1 or node in successors(node):
+                    on_cycle.update(members)
+    return component, on_cycle
