@@ -51,9 +51,11 @@ def shots(tmp_path_factory):
 
 
 def click(client, selector: str) -> None:
-    """A real mouse click (not element.click()) on the middle of the first match, scrolled into view."""
+    """A real mouse click (not element.click()) on the first match, scrolled into view: on the
+    middle of its first line box, where its text is (the middle of the bounding box of a link
+    that wraps can fall between its lines, outside the link)."""
     box = client.evaluate(f"""(() => {{const el = document.querySelector({json.dumps(selector)});
-        el.scrollIntoView({{block: 'center'}}); const r = el.getBoundingClientRect();
+        el.scrollIntoView({{block: 'center'}}); const r = el.getClientRects()[0] || el.getBoundingClientRect();
         return {{x: r.left + r.width / 2, y: r.top + r.height / 2}}}})()""")
     for kind in ("mousePressed", "mouseReleased"):
         client.send("Input.dispatchMouseEvent", type=kind, x=box["x"], y=box["y"], button="left", clickCount=1)
