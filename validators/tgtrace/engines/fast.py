@@ -612,13 +612,9 @@ class _Run:
         return lambda node, props: run(node, props) if node in union else ()
 
     def _shape_runner(self, shape: Shape) -> Callable | None:
-        screens = [native.candidates for c in shape.constraints
-                   if (native := COMPONENTS.get(c.component)) is not None]
-        candidates = None
-        if shape.constraints and not shape.sparql and all(s is not None for s in screens) and screens:
-            candidates = set().union(*(s(self.graph, c.params) for s, c in zip(screens, shape.constraints)))
-            if not candidates:
-                return None  # no node can fail
+        candidates = self._candidates(shape)
+        if candidates is not None and not candidates:
+            return None  # no node can fail
 
         def run(node, props):
             if candidates is None or node in candidates:
