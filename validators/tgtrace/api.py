@@ -143,7 +143,7 @@ def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None =
 
 def _kinds(graph: TraceGraph) -> Counter:
     """How many nodes of each kind (asserted types, predicates) the graph holds."""
-    return Counter(graph.kinds())
+    return Counter({kind: len(nodes) for kind, nodes in graph.kinds().items()})
 
 
 @cache

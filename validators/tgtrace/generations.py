@@ -70,7 +70,7 @@ class Signal:
     what: str
     low: int
     high: int
-    node: object  # the node that shows it
+    node: object  # a node that shows it
 
 
 @dataclass(frozen=True)
@@ -116,60 +116,59 @@ _LEGACY_LITERALS = (TG + "thought", TG + "observation", TG + "answer")
 _GENERATED_STEPS = frozenset(TG + name for name in ("Exploration", "Grounding", "Analysis", "Conclusion", "Thought",
                                                      "Observation", "Plan", "Decomposition"))
 _LATER_DETAILS = frozenset((TG + "terminationReason", TG + "stepNumber"))
-# A node with none of these types and none of these predicates shows nothing: most of a large
-# capture is skipped by one test each.
-_MARKING_TYPES = frozenset({TG + "Question", TG + "Grounding", TG + "Answer", TG + "PatternDecision",
-                            TG + "ChunkSelection"})
-_MARKING_PREDICATES = frozenset({*_LEGACY_LITERALS, *_LATER_DETAILS, TG + "content", _GENERATED_BY,
-                                 TG + "selectedEdge", TG + "selectedChunk"})
+# The predicates whose values tell generations apart; everything else a node shows, its kind does.
+_VALUE_PREDICATES = frozenset({*_LEGACY_LITERALS, TG + "selectedEdge"})
 _EMPTY: frozenset = frozenset()
-_NO_PROPS: dict = {}
 _QUESTION, _GROUNDING, _ANSWER = TG + "Question", TG + "Grounding", TG + "Answer"
 _PATTERN_DECISION, _EDGE_SELECTION, _CHUNK_SELECTION = TG + "PatternDecision", TG + "EdgeSelection", TG + "ChunkSelection"
 _FOCUS, _EXPLORATION = TG + "Focus", TG + "Exploration"
 _CONTENT, _SELECTED_EDGE, _SELECTED_CHUNK = TG + "content", TG + "selectedEdge", TG + "selectedChunk"
 
 
-def _note(found: dict, what: str, low: int, high: int, node) -> None:
-    if what not in found:
-        found[what] = Signal(what, low, high, node)
-
-
-def _note_signals(graph: TraceGraph, node, kinds, props, found: dict) -> None:
-    """Add to ``found`` (what -> Signal) what a node of these types and properties shows, one
-    Signal per kind of evidence (its first node): a kind always admits the same generations, so
-    repeats would say nothing more."""
+def _kind_signals(kinds: frozenset, predicates: tuple) -> list[tuple[str, int, int]]:
+    """What every node of these types and predicates shows, whatever its values: (what, low, high)."""
+    found = []
     if _QUESTION in kinds:
         if _ACTIVITY in kinds:
-            _note(found, "Question typed prov:Activity", 1, 2, node)
+            found.append(("Question typed prov:Activity", 1, 2))
         elif _ENTITY in kinds:
-            _note(found, "Question typed prov:Entity", 3, NEWEST, node)
-    keys = props.keys()
-    if not keys.isdisjoint(_LEGACY_LITERALS):
-        for predicate in _LEGACY_LITERALS:
-            if any(type(v) is not str for v in props.get(predicate, ())):
-                _note(found, f"literal {predicate[len(TG):]} on the entity", 1, 1, node)
-    if _CONTENT in props:
-        _note(found, "answer inline as tg:content", 1, 1, node)
+            found.append(("Question typed prov:Entity", 3, NEWEST))
+    if _CONTENT in predicates:
+        found.append(("answer inline as tg:content", 1, 1))
     if _GROUNDING in kinds:
-        _note(found, "a Grounding", 2, NEWEST, node)
+        found.append(("a Grounding", 2, NEWEST))
     if _ANSWER in kinds:
-        _note(found, "the tg:Answer mixin", 2, NEWEST, node)
-    if _GENERATED_BY in props and not kinds.isdisjoint(_GENERATED_STEPS):
-        _note(found, "a chain link written as prov:wasGeneratedBy", 1, 2, node)
-    if _PATTERN_DECISION in kinds or not keys.isdisjoint(_LATER_DETAILS):
-        _note(found, "a PatternDecision, termination reason or step number", 3, NEWEST, node)
+        found.append(("the tg:Answer mixin", 2, NEWEST))
+    if _GENERATED_BY in predicates and not kinds.isdisjoint(_GENERATED_STEPS):
+        found.append(("a chain link written as prov:wasGeneratedBy", 1, 2))
+    if _PATTERN_DECISION in kinds or not _LATER_DETAILS.isdisjoint(predicates):
+        found.append(("a PatternDecision, termination reason or step number", 3, NEWEST))
+    if _CHUNK_SELECTION in kinds or (_FOCUS in kinds and _SELECTED_CHUNK in predicates):
+        found.append(("a Document RAG Focus", 5, NEWEST))
+    return found
+
+
+_LITERAL_SIGNALS = tuple((p, f"literal {p[len(TG):]} on the entity") for p in _LEGACY_LITERALS)
+_TYPED_SELECTION, _UNTYPED_SELECTION = "a typed tg:EdgeSelection", "an untyped edge selection"
+
+
+def _note_values(graph: TraceGraph, node, props: dict, noted: dict) -> None:
+    """Add to ``noted`` what a node shows by its values: literals where entities belong, how its
+    edge selections are written (each shown by the selection)."""
+    for predicate, what in _LITERAL_SIGNALS:
+        values = props.get(predicate)
+        if values and what not in noted and any(type(v) is not str for v in values):
+            noted[what] = Signal(what, 1, 1, node)
     selections = props.get(_SELECTED_EDGE)
-    if selections:
+    if selections and (_TYPED_SELECTION not in noted or _UNTYPED_SELECTION not in noted):
         types, out = graph.types, graph.out
         for selection in selections:
             if type(selection) is str:
                 if _EDGE_SELECTION in types.get(selection, _EMPTY):
-                    _note(found, "a typed tg:EdgeSelection", 4, NEWEST, selection)
-                elif out.get(selection):
-                    _note(found, "an untyped edge selection", 1, 3, selection)
-    if _CHUNK_SELECTION in kinds or (_FOCUS in kinds and _SELECTED_CHUNK in props):
-        _note(found, "a Document RAG Focus", 5, NEWEST, node)
+                    if _TYPED_SELECTION not in noted:
+                        noted[_TYPED_SELECTION] = Signal(_TYPED_SELECTION, 4, NEWEST, selection)
+                elif out.get(selection) and _UNTYPED_SELECTION not in noted:
+                    noted[_UNTYPED_SELECTION] = Signal(_UNTYPED_SELECTION, 1, 3, selection)
 
 
 def infer(graph: TraceGraph) -> dict:
@@ -179,26 +178,35 @@ def infer(graph: TraceGraph) -> dict:
 
 
 def _infer(graph: TraceGraph) -> dict:
-    # One pass over every trace's nodes, in trace order, each trace's evidence noted as it comes.
+    # Each trace's evidence, one Signal per kind of evidence (a kind always admits the same
+    # generations, so repeats would say nothing more). What a node shows by its types and
+    # predicates is worked out once per kind of node; most kinds show nothing and are skipped whole.
     found: dict = {root: {} for root in graph.roots()}
-    types, out = graph.types, graph.out
-    for node, root in graph.trace_members().items():
-        # Most nodes show nothing: skipped here by two tests, without a call.
-        kinds = types.get(node, _EMPTY)
-        props = out.get(node) or _NO_PROPS
-        if kinds.isdisjoint(_MARKING_TYPES) and props.keys().isdisjoint(_MARKING_PREDICATES):
+    out, member = graph.out, graph.trace_members()
+    explorations = []
+    for (kinds, predicates), nodes in graph.kinds().items():
+        if _EXPLORATION in kinds:
+            explorations += nodes
+        by_kind = _kind_signals(kinds, predicates)
+        by_values = not _VALUE_PREDICATES.isdisjoint(predicates)
+        if not by_kind and not by_values:
             continue
-        _note_signals(graph, node, kinds, props, found[root])
+        for node in nodes:
+            root = member.get(node)
+            if root is None:
+                continue
+            noted = found[root]
+            for what, low, high in by_kind:
+                if what not in noted:
+                    noted[what] = Signal(what, low, high, node)
+            if by_values:
+                _note_values(graph, node, out[node], noted)
     # Up to 2.1.16 a RAG trace goes from its Question straight to the Exploration; every later
     # release writes a Grounding between them (a Grounding is itself a signal: only RAG traces
-    # without one are walked again).
+    # without one are looked at again).
     ungrounded = {root for root, signals in found.items()
                   if "a Grounding" not in signals and graph.types_of(root) & _RAG_QUESTIONS}
-    explored: set = set()
-    if ungrounded:
-        for node, root in graph.trace_members().items():
-            if root in ungrounded and _EXPLORATION in graph.types_of(node):
-                explored.add(root)
+    explored = {member.get(node) for node in explorations} & ungrounded if ungrounded else set()
     models = {}
     for root, noted in found.items():
         signals = list(noted.values())

@@ -42,6 +42,15 @@ _EMPTY: frozenset = frozenset()
 _NONE: tuple = ()
 _STATEMENT_TYPES = frozenset({STATEMENT})
 
+# What a predicate's triples add to the graph besides subject -> predicate -> objects.
+_PLAIN, _DERIVES, _OWNS, _TYPES = "plain", "derives", "owns", "types"
+
+
+def _predicate_role(predicate: str) -> tuple[str, str]:
+    role = _DERIVES if predicate is DERIVED else _OWNS if predicate in OWNING else \
+        _TYPES if predicate is RDF_TYPE else _PLAIN
+    return predicate, role
+
 
 # ---------------------------------------------------------------------------
 # Terms: the graph's keys, pyoxigraph terms, rdflib terms, and how reports name them.
@@ -292,26 +301,34 @@ class TraceGraph:
         out, types, intern, children, owners = self.out, self.types, _intern, self._children, self.owners
         first, later = self.first_statement, self.later_runs
         count = start = self.statements  # numbered across calls, as the lines of one input
-        last_subject = None
+        last_term = k = None
         props: dict = {}
+        # A capture uses a few dozen predicates: each one's key, and what its triples add besides
+        # the index, is worked out once per call instead of once per quad.
+        predicates: dict = {}
         self._invalidate()
         with collector_paused():
-            for s, p, o, _ in quads:
+            for quad in quads:
                 count += 1
-                # Emitters write an entity's triples together: reuse the last subject's slot.
-                kind = type(s)
-                k = s.value if kind is _NamedNode else "_:" + s.value if kind is _BlankNode else s
-                if k != last_subject:
-                    last_subject = k = intern(k) if kind is _NamedNode else k
+                # Emitters write an entity's triples together: comparing the subject term with the
+                # last one is cheaper than making its key, so a key is made once per run.
+                s = quad.subject
+                if s != last_term:
+                    last_term = s
+                    kind = type(s)
+                    k = intern(s.value) if kind is _NamedNode else "_:" + s.value if kind is _BlankNode else s
                     props = out.get(k)
                     if props is None:
                         props = out[k] = {}
                         first[k] = count
                     else:
                         later.setdefault(k, []).append(count)
-                else:
-                    k = last_subject
-                p = intern(p.value)
+                p = quad.predicate
+                known = predicates.get(p)
+                if known is None:
+                    known = predicates[p] = _predicate_role(intern(p.value))
+                p, role = known
+                o = quad.object
                 kind = type(o)
                 if kind is _NamedNode:
                     o = intern(o.value)
@@ -324,17 +341,18 @@ class TraceGraph:
                     continue
                 else:
                     values.append(o)
-                if p is DERIVED:
-                    children[o].append(k)
-                elif p in OWNING:
-                    if kind is _NamedNode:
-                        owners[o].append(k)
-                elif p is RDF_TYPE and kind is _NamedNode:
-                    kinds = types.get(k)
-                    if kinds is None:
-                        types[k] = {o}
-                    else:
-                        kinds.add(o)
+                if role is not _PLAIN:
+                    if role is _DERIVES:
+                        children[o].append(k)
+                    elif kind is _NamedNode:
+                        if role is _OWNS:
+                            owners[o].append(k)
+                        else:
+                            kinds = types.get(k)
+                            if kinds is None:
+                                types[k] = {o}
+                            else:
+                                kinds.add(o)
         self.statements = count
         return count - start
 
@@ -423,8 +441,11 @@ class TraceGraph:
         self._facts.setdefault(name, value)
 
     def kinds(self) -> dict:
-        """(asserted types, predicates) -> how many nodes are of that kind (computed once)."""
-        return self.fact("kinds", _count_kinds)
+        """(asserted types, predicates) -> the nodes of that kind, in input order (computed once).
+        A capture has a few hundred kinds at most: what a node's types and predicates alone
+        decide is decided once per kind, and a walk that wants only some kinds of node skips
+        the others whole."""
+        return self.fact("kinds", _group_kinds)
 
     def triples(self) -> Iterator[tuple]:
         for s, props in self.out.items():
@@ -507,20 +528,23 @@ class TraceGraph:
                             stack.extend(parents)
         roots = sorted(q for q in questions if q not in below)
         # What hangs under a node besides what derives from it: the sub-entities it owns, and
-        # (releases up to 2.2.12) the steps prov:wasGeneratedBy it. One pass, skipping by one
-        # test each the nodes that have neither.
+        # (releases up to 2.2.12) the steps prov:wasGeneratedBy it: read from the kinds of node
+        # that have either.
         hung: dict = {}
-        for node, props in out.items():
-            if props.keys().isdisjoint(_HANGING):
+        for (_, predicates), nodes in self.kinds().items():
+            if _HANGING.isdisjoint(predicates):
                 continue
-            for predicate in OWNING:
-                values = props.get(predicate)
-                if values:
-                    owned = [v for v in values if type(v) is str]
+            owning = [p for p in predicates if p in OWNING]
+            generated = GENERATED in predicates
+            for node in nodes:
+                props = out[node]
+                for predicate in owning:
+                    owned = [v for v in props[predicate] if type(v) is str]
                     if owned:
                         hung.setdefault(node, []).extend(owned)
-            for source in props.get(GENERATED, _NONE):
-                hung.setdefault(source, []).append(node)
+                if generated:
+                    for source in props[GENERATED]:
+                        hung.setdefault(source, []).append(node)
         member: dict = {}
 
         def spread(root) -> None:
@@ -651,25 +675,48 @@ def answer_pattern(graph: "TraceGraph", node) -> str | None:
     return None
 
 
-def _count_kinds(graph: TraceGraph) -> dict:
-    counts: dict = {}
+def _group_kinds(graph: TraceGraph) -> dict:
+    groups: dict = {}
     types = graph.types
     for node, props in graph.out.items():
         signature = (frozenset(types.get(node, _EMPTY)), tuple(props))
-        counts[signature] = counts.get(signature, 0) + 1
-    return counts
+        nodes = groups.get(signature)
+        if nodes is None:
+            groups[signature] = [node]
+        else:
+            nodes.append(node)
+    return groups
 
 
 def _nodes_on_cycles(graph: TraceGraph) -> set:
     """The nodes on prov:wasDerivedFrom cycles."""
-    out = graph.out
+    out, children = graph.out, graph._children
+    # First peel off, parents first (Kahn's order), every node that derives only from nodes on no
+    # cycle: in a capture that is all of them, at a few dictionary operations per node. What is
+    # left lies on a cycle or derives from one, and Tarjan's algorithm tells the two apart.
+    pending: dict = {}  # deriving node -> how many of its parents are not peeled yet
+    for (_, predicates), nodes in graph.kinds().items():
+        if DERIVED in predicates:
+            for node in nodes:
+                pending[node] = len(out[node][DERIVED])
+    peeled = [parent for parent in children if parent not in pending]
+    while peeled:
+        for child in children.get(peeled.pop(), _NONE):
+            left = pending[child] - 1
+            if left:
+                pending[child] = left
+            else:
+                del pending[child]
+                peeled.append(child)
+    if not pending:
+        return set()
     empty = ()
 
     def parents(node):
         props = out.get(node)
         return props.get(DERIVED, empty) if props else empty
 
-    return strong_components((s for s, props in out.items() if DERIVED in props), parents, numbered=False)[1]
+    return strong_components(pending, parents, numbered=False)[1]
 
 
 def strong_components(starts: Iterable, successors: Callable[[object], Iterable],

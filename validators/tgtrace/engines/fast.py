@@ -422,33 +422,24 @@ class _Run:
     # ------------------------------------------------------------------- targets
 
     def all(self) -> Iterator[Result]:
-        graph, engine = self.graph, self.engine
-        plans: dict = {}
-        counts: dict = {}  # the graph's kinds, counted on the way: reports need them too
-        types = graph.types
+        graph, engine, out = self.graph, self.engine, self.graph.out
         done: set = set()
         elsewhere = set(engine.elsewhere)
-        shapes_elsewhere: dict = {}
-        for node, props in graph.out.items():
-            kinds = types.get(node, _EMPTY)
-            signature = (frozenset(kinds), tuple(props))
-            plan = plans.get(signature)
-            if plan is None:
-                plan = plans[signature] = self.plan(signature[0], signature[1])
-                counts[signature] = 0
-                # A shape targeted both here and per graph runs once at a node.
-                both = [shape for shape in plan[2] if shape in elsewhere]
-                if both:
-                    shapes_elsewhere[signature] = both
-            counts[signature] += 1
-            static, dynamic, shapes = plan
-            for shape, component, value, path in static:
-                yield Result(shape, component, node, node if value is _FOCUS else value, path)
-            for run in dynamic:
-                yield from run(node, props)
-            for shape in shapes_elsewhere.get(signature, ()):
-                done.add((shape, node))
-        graph.learn("kinds", counts)
+        # Nodes of one kind share a plan: what their types and predicates alone decide is decided
+        # once; only checks that read values run per node.
+        for (kinds, predicates), nodes in graph.kinds().items():
+            static, dynamic, shapes = self.plan(kinds, predicates)
+            for node in nodes:
+                for shape, component, value, path in static:
+                    yield Result(shape, component, node, node if value is _FOCUS else value, path)
+                if dynamic:
+                    props = out[node]
+                    for run in dynamic:
+                        yield from run(node, props)
+            # A shape targeted both here and per graph runs once at a node.
+            for shape in shapes:
+                if shape in elsewhere:
+                    done.update((shape, node) for node in nodes)
         for shape in engine.elsewhere:
             candidates = self._candidates(shape)
             for focus in self.focus_nodes(shape):
