@@ -57,3 +57,23 @@ def test_a_problem_is_a_finding_with_a_code_file_and_line(broken_shapes):
     assert result["ruleId"] == "K011" and result["locations"][0]["physicalLocation"]["region"]["startLine"] == line
     github = run("check", "--no-reasoner", "--format", "github", env=env).stdout
     assert github.startswith("::error file=") and f"line={line},title=K011::" in github
+
+
+def test_shapes_that_do_not_parse_are_one_line_with_file_and_line(tmp_path):
+    # A contributor's copy of the shapes with a typo: lint refuses it (exit 2, one line, no
+    # traceback, never an internal error) and check reports it as K010 on that line.
+    folder = tmp_path / "shapes"
+    shutil.copytree(ROOT / "shapes", folder)
+    path = folder / "agent.ttl"
+    lines = path.read_text().splitlines()
+    line = len(lines) + 1
+    path.write_text("\n".join(lines) + "\ntgsh:typo a sh:NodeShape ; sh:targetClass .\n")
+    env = {"TG_TRACE_SHAPES": str(folder)}
+    lint = run("lint", str(ROOT / "examples" / "graph-rag.nq"), env=env)
+    assert lint.returncode == 2, lint.stderr
+    assert lint.stderr.splitlines() == [f"tg-trace: {path}:{line}: . is not a valid RDF object"]
+    check = run("check", "--no-reasoner", "--format", "json", env=env)
+    assert check.returncode == 1
+    (finding,) = json.loads(check.stdout)["findings"]
+    assert (finding["rule"], finding["file"], finding["line"]) == ("K010", str(path), line)
+    assert finding["message"] == "does not parse: . is not a valid RDF object"

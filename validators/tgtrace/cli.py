@@ -22,6 +22,7 @@ from .formats.common import plural
 from .loaders import INPUT_FORMATS, InputError, expand_paths
 from .model import Report, Severity
 from .rules import UnknownRule, get_rule
+from .resources import TurtleError
 from .settings import ENGINES, Output, SettingsError
 from .shapes import ShapesError
 
@@ -29,7 +30,7 @@ from .shapes import ShapesError
 
 ISSUES = "https://github.com/trustgraph-ai/trustgraph-ontology/issues"
 # Problems with the command or its input: one line, exit 2. Anything else is a bug: exit 3.
-USAGE_ERRORS = (InputError, SettingsError, ShapesError, BaselineError, OutputError, UnknownRule)
+USAGE_ERRORS = (InputError, SettingsError, ShapesError, TurtleError, BaselineError, OutputError, UnknownRule)
 
 
 class UsageProblem(click.ClickException):

@@ -191,16 +191,20 @@ def _infer(graph: TraceGraph) -> dict:
         by_values = not _VALUE_PREDICATES.isdisjoint(predicates)
         if not by_kind and not by_values:
             continue
-        for node in nodes:
-            root = member.get(node)
-            if root is None:
-                continue
-            noted = found[root]
-            for what, low, high in by_kind:
-                if what not in noted:
-                    noted[what] = Signal(what, low, high, node)
-            if by_values:
-                _note_values(graph, node, out[node], noted)
+        if by_kind:
+            # Each trace's first node of the kind, found without a Python loop over the nodes.
+            shown = dict(zip(map(member.get, reversed(nodes)), reversed(nodes)))
+            shown.pop(None, None)
+            for root, node in shown.items():
+                noted = found[root]
+                for what, low, high in by_kind:
+                    if what not in noted:
+                        noted[what] = Signal(what, low, high, node)
+        if by_values:
+            for node in nodes:
+                root = member.get(node)
+                if root is not None:
+                    _note_values(graph, node, out[node], found[root])
     # Up to 2.1.16 a RAG trace goes from its Question straight to the Exploration; every later
     # release writes a Grounding between them (a Grounding is itself a signal: only RAG traces
     # without one are looked at again).

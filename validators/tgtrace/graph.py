@@ -135,6 +135,15 @@ def name(node) -> str:
     return str(node)
 
 
+def syntax_message(exc: SyntaxError) -> str:
+    """What a pyoxigraph parse error says, without the position it prefixes (callers print the
+    line their own way)."""
+    message = str(exc.msg if hasattr(exc, "msg") else exc)
+    if message.startswith("Parser error") and ": " in message:
+        message = message.split(": ", 1)[1]
+    return message
+
+
 @contextmanager
 def collector_paused():
     """Pause the cyclic garbage collector: the index holds millions of objects and no
@@ -428,7 +437,7 @@ class TraceGraph:
         return False
 
     def _predicates(self) -> set:
-        return self.fact("predicates", lambda g: {p for props in g.out.values() for p in props})
+        return self.fact("predicates", lambda g: {p for _, predicates in g.kinds() for p in predicates})
 
     def fact(self, name: str, compute: Callable):
         """A whole-graph fact (the nodes on cycles, ...), computed once."""
@@ -623,9 +632,13 @@ def is_root_question(graph: "TraceGraph", node) -> bool:
     return node in graph.questions and not graph.has_question_above(node)
 
 
+_AGENT_QUESTION, _CONCLUSION, _SYNTHESIS = TG + "AgentQuestion", TG + "Conclusion", TG + "Synthesis"
+_TERMINAL_KINDS = frozenset((_CONCLUSION, _SYNTHESIS))
+_AGENT_STEPS = (TG + "StepResult", TG + "Finding")
+
+
 def _agent_synthesis(graph: "TraceGraph", node) -> bool:
-    steps = (TG + "StepResult", TG + "Finding")
-    return any(s in graph.types_of(v) for v in graph.values(node, DERIVED) for s in steps)
+    return any(s in graph.types_of(v) for v in graph.values(node, DERIVED) for s in _AGENT_STEPS)
 
 
 def terminal_answers(graph: "TraceGraph", root) -> set:
@@ -638,18 +651,31 @@ def terminal_answers(graph: "TraceGraph", root) -> set:
 
 
 def _find_terminal_answers(graph: "TraceGraph", root) -> set:
-    agent = TG + "AgentQuestion" in graph.types_of(root)
+    agent = _AGENT_QUESTION in graph.types_of(root)
+    children, types = graph._children, graph.types
     found = set()
-    for node in graph.descendants(root):
-        if graph.children(node):
+    # The root's descendants, walked here rather than listed first: only the leaves that are
+    # answers need a closer look.
+    seen: set = set()
+    stack = list(children.get(root, _NONE))
+    while stack:
+        node = stack.pop()
+        if node in seen:
             continue
-        kinds = graph.types_of(node)
+        seen.add(node)
+        below = children.get(node)
+        if below:
+            stack.extend(below)
+            continue
+        kinds = types.get(node)
+        if not kinds or kinds.isdisjoint(_TERMINAL_KINDS):
+            continue
         if agent:
-            if TG + "Conclusion" in kinds and not _sub_agent_answer(graph, node, root):
+            if _CONCLUSION in kinds and not _sub_agent_answer(graph, node, root):
                 found.add(node)
-            elif TG + "Synthesis" in kinds and _agent_synthesis(graph, node):
+            elif _SYNTHESIS in kinds and _agent_synthesis(graph, node):
                 found.add(node)
-        elif TG + "Synthesis" in kinds and not _agent_synthesis(graph, node):
+        elif _SYNTHESIS in kinds and not _agent_synthesis(graph, node):
             found.add(node)
     return found
 
@@ -658,8 +684,7 @@ def _sub_agent_answer(graph: "TraceGraph", node, root) -> bool:
     """A Conclusion below another agent Question than the root: a supervisor's sub-agent answered
     it. (TrustGraph 2.11.1 derives a Finding from it, or, when it does not know the Conclusion,
     from the Decomposition: then nothing derives from it, and it is still not the trace's answer.)"""
-    agent = TG + "AgentQuestion"
-    return any(a != root and agent in graph.types_of(a) for a in graph.ancestors(node))
+    return any(a != root and _AGENT_QUESTION in graph.types_of(a) for a in graph.ancestors(node))
 
 
 def answer_pattern(graph: "TraceGraph", node) -> str | None:

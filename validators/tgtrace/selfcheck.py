@@ -30,7 +30,7 @@ import rdflib
 from .engines.fast import Engine
 from .model import Finding, Severity
 from .namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG
-from .resources import ontology_graph, ontology_path, shapes_graph, shapes_paths
+from .resources import TurtleError, ontology_graph, ontology_path, read_turtle, shapes_graph, shapes_paths
 from .shapes import ShapesModel
 from .vocabulary import DECLARATION_KINDS as KINDS
 from .vocabulary import declared_terms as _declared_terms
@@ -81,6 +81,8 @@ class Problem:
     text: str  # "FILE: what is wrong", as a person reads it
     term: str | None = None  # the IRI it is about, when it is about one
     shapes: bool = False  # found in the shapes rather than the ontology
+    file: str | None = None  # the file and line it is on, when the check knows them
+    line: int | None = None
 
 
 def short(iri: str) -> str:
@@ -94,10 +96,7 @@ def _graph(source, packaged=None):
         return (packaged or ontology_graph)()
     if isinstance(source, rdflib.Graph):
         return source
-    graph = rdflib.Graph()
-    for path in [source] if isinstance(source, (str, Path)) else source:
-        graph.parse(Path(path), format="turtle")
-    return graph
+    return read_turtle([source] if isinstance(source, (str, Path)) else source)
 
 
 def declared_terms(ontology=None) -> dict[str, str]:
@@ -365,12 +364,13 @@ def problems(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> 
     ontology = Path(ontology)
     label = ontology.name
     try:
-        graph = rdflib.Graph()
-        graph.parse(ontology, format="turtle")
+        graph = read_turtle([ontology])
     except FileNotFoundError:
         return [Problem("K001", f"{label}: not found at {ontology}")]
-    except Exception as exc:  # rdflib raises several unrelated types for bad Turtle
-        return [Problem("K001", f"{label}: does not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")]
+    except TurtleError as exc:
+        return [Problem("K001", f"{label}: does not parse: {exc.problem}", file=str(exc.path), line=exc.line)]
+    except OSError as exc:
+        return [Problem("K001", f"{label}: cannot be read: {exc.strerror or exc}")]
 
     found = _ontology_problems(graph, label)
     declared = declared_terms(graph)
@@ -379,8 +379,11 @@ def problems(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> 
         shapes_rdf = _shapes_graph(shapes)
     except FileNotFoundError as exc:
         found.append(Problem("K010", str(exc), shapes=True))
-    except Exception as exc:
-        found.append(Problem("K010", f"shapes: do not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", shapes=True))
+    except OSError as exc:
+        found.append(Problem("K010", f"shapes: cannot be read: {exc.filename}: {exc.strerror or exc}", shapes=True))
+    except TurtleError as exc:
+        found.append(Problem("K010", f"{exc.path.name}: does not parse: {exc.problem}", shapes=True,
+                             file=str(exc.path), line=exc.line))
     else:
         # Shapes the engine cannot run (an unknown component, a misspelt parameter) raise
         # ShapesError here: one line, exit 2, before any other check.
@@ -462,6 +465,8 @@ def findings(found: list[Problem], ontology: Path | None = None, shapes: list[Pa
             if line is not None:
                 file = str(path)
                 break
+        if problem.file is not None:
+            file, line = problem.file, problem.line
         message = problem.text.split(": ", 1)[1] if ": " in problem.text else problem.text
         out.append(Finding(file=file, line=line, rule=problem.code, severity=severity, family=FAMILY,
                            message=message, focus=problem.term or file or name))

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
-from typing import Iterable
 
 import rdflib
 from rdflib.collection import Collection
@@ -551,10 +549,3 @@ class ShapesModel:
                         if isinstance(item, Shape):
                             pending.append(item)
         return found
-
-
-def load_graph(paths: Iterable[Path]) -> rdflib.Graph:
-    graph = rdflib.Graph()
-    for path in paths:
-        graph.parse(Path(path), format="turtle")
-    return graph

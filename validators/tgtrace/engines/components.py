@@ -424,16 +424,31 @@ def _not(ctx, params):
     return lambda graph, v: not ctx.conforms(negated, v)
 
 
+# The tests below run for every value of every node a shape targets: plain loops, not a
+# generator per call.
+
 @per_value("AndConstraintComponent")
 def _and(ctx, params):
-    members = _param(params, "and")
-    return lambda graph, v: all(ctx.conforms(s, v) for s in members)
+    members, conforms = tuple(_param(params, "and")), ctx.conforms
+
+    def test(graph, v):
+        for shape in members:
+            if not conforms(shape, v):
+                return False
+        return True
+    return test
 
 
 @per_value("OrConstraintComponent")
 def _or(ctx, params):
-    members = _param(params, "or")
-    return lambda graph, v: any(ctx.conforms(s, v) for s in members)
+    members, conforms = tuple(_param(params, "or")), ctx.conforms
+
+    def test(graph, v):
+        for shape in members:
+            if conforms(shape, v):
+                return True
+        return False
+    return test
 
 
 @per_value("XoneConstraintComponent")

@@ -320,14 +320,14 @@ class _Run:
                     tests.append(lambda node, s=nested: self.conforms(s, node))
                 else:
                     return None
-            return lambda node: all(f(node) for f in tests)
+            return _all_of(tests)
         predicates = shape.path.predicates()
         if predicates is None:
             return None
         if len(predicates) == 1:
             values = lambda node, p=predicates[0]: graph.values(node, p)  # noqa: E731
         else:
-            values = lambda node: list(dict.fromkeys(v for p in predicates for v in graph.values(node, p)))  # noqa: E731
+            values = lambda node: list(dict.fromkeys([v for p in predicates for v in graph.values(node, p)]))  # noqa: E731
         tests = []
         for constraint in shape.constraints:
             iri, params = constraint.component, constraint.params
@@ -348,10 +348,11 @@ class _Run:
                     return (low is None or count >= low) and (high is None or count <= high)
                 tests.append(qualified)
             elif native is not None and native.value_test is not None:
-                tests.append(lambda vs, f=self.test(constraint): all(f(graph, v) for v in vs))
+                tests.append(_every_value(self.test(constraint), graph))
             else:
                 return None
-        return lambda node: all(f(values(node)) for f in tests)
+        all_pass = _all_of(tests)
+        return lambda node: all_pass(values(node))
 
     def evaluate(self, shape: Shape, focus) -> Iterator[Result]:
         if shape.deactivated:
@@ -663,6 +664,8 @@ def _types_test(shape: Shape) -> Callable | None:
             if test is None:
                 return None
             tests.append(test)
+        elif iri == SH + "OrConstraintComponent" and (classes := _classes_of(params[SH + "or"])) is not None:
+            tests.append(lambda kinds, classes=classes: not classes.isdisjoint(kinds))
         elif iri in (SH + "OrConstraintComponent", SH + "AndConstraintComponent", SH + "XoneConstraintComponent"):
             members = [_types_test(m) for m in params[SH + iri[len(SH):-len("ConstraintComponent")].lower()]]
             if None in members:
@@ -678,9 +681,47 @@ def _types_test(shape: Shape) -> Callable | None:
             tests.append(lambda kinds, f=nested, n=negate: f(kinds) != n)
         else:
             return None
+    return _all_of(tests)
+
+
+def _all_of(tests: list) -> Callable:
+    """x -> every test passes on x. These run for every node of a capture: a plain loop, not a
+    generator per call."""
     if len(tests) == 1:
         return tests[0]
-    return lambda kinds, ts=tuple(tests): all(f(kinds) for f in ts)
+    tests = tuple(tests)
+
+    def all_pass(x) -> bool:
+        for test in tests:
+            if not test(x):
+                return False
+        return True
+    return all_pass
+
+
+def _every_value(test: Callable, graph: TraceGraph) -> Callable:
+    """values -> the per-value test passes on each."""
+    def every(values) -> bool:
+        for value in values:
+            if not test(graph, value):
+                return False
+        return True
+    return every
+
+
+def _single_class(shape: Shape) -> str | None:
+    """The class a shape requires, when that is all it checks (one sh:class, nothing else)."""
+    if shape.path is not None or shape.sparql or shape.deactivated or len(shape.constraints) != 1:
+        return None
+    (constraint,) = shape.constraints
+    return str(constraint.params[SH + "class"]) if constraint.component == SH + "ClassConstraintComponent" else None
+
+
+def _classes_of(members: list) -> frozenset | None:
+    """The classes of an sh:or whose every member only requires a class: a node conforms when
+    its types meet the set, one set operation instead of a test per member."""
+    classes = [_single_class(m) for m in members]
+    return None if None in classes else frozenset(classes)
 
 
 def _types_property_test(prop: Shape) -> Callable | None:
@@ -697,7 +738,7 @@ def _types_property_test(prop: Shape) -> Callable | None:
             tests.append(lambda kinds, v=key_from_rdflib(c.params[SH + "hasValue"]): v in kinds)
         else:
             return None
-    return lambda kinds, ts=tuple(tests): all(f(kinds) for f in ts)
+    return _all_of(tests)
 
 
 def _inline(constraint, namespace: dict, subclass: bool) -> str | None:
@@ -725,6 +766,9 @@ def _inline(constraint, namespace: dict, subclass: bool) -> str | None:
         return f"{bind(str(params[SH + 'class']))} in types_of(v)"
     if iri in (SH + "OrConstraintComponent", SH + "NodeConstraintComponent") and not subclass:
         members = params[SH + "or"] if iri == SH + "OrConstraintComponent" else [params[SH + "node"]]
+        classes = _classes_of(members)
+        if classes is not None:
+            return f"not {bind(classes)}.isdisjoint(types_of(v))"
         tests = [_types_test(m) for m in members]
         if None not in tests:
             return f"any(f(types_of(v)) for f in {bind(tuple(tests))})"
@@ -748,7 +792,9 @@ def _generate_code(rules: list, subclass: bool) -> Callable:
         if len(present) == 1:
             lines.append(f"    values = props[{present[0]!r}]")
         elif present:
-            lines.append(f"    values = list(dict.fromkeys(v for p in {present!r} for v in props[p]))")
+            # The values of each predicate once (SHACL's value nodes are a set), in order.
+            joined = ", ".join(f"*props[{p!r}]" for p in present)
+            lines.append(f"    values = list(dict.fromkeys([{joined}]))")
         else:
             lines.append("    values = ()")
         for constraint in constraints:

@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 import pyoxigraph as ox
 
-from ..graph import KnownLines, Locator, TraceGraph
+from ..graph import KnownLines, Locator, TraceGraph, syntax_message
 
 RDF_FORMATS = {
     "nquads": ox.RdfFormat.N_QUADS,
@@ -82,7 +82,7 @@ class Input:
         try:
             yield
         except SyntaxError as exc:
-            raise InputError(self.name, exc.lineno, _syntax_message(exc)) from None
+            raise InputError(self.name, exc.lineno, syntax_message(exc)) from None
         except (ValueError, OSError) as exc:
             raise InputError(self.name, None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
         except MemoryError:
@@ -207,15 +207,6 @@ class _SubjectTextLocator(Locator):
         if data is None:
             return {}
         return _locate_by_subject_text(data, wanted)
-
-
-def _syntax_message(exc: SyntaxError) -> str:
-    message = str(exc.msg if hasattr(exc, "msg") else exc)
-    # pyoxigraph prefixes the position, which the caller already prints.
-    for marker in (": ",):
-        if message.startswith("Parser error") and marker in message:
-            message = message.split(marker, 1)[1]
-    return message
 
 
 def _locate_line_based(lines: Iterable[bytes], wanted: set[tuple], fmt: str) -> dict[tuple, int]:

@@ -113,13 +113,6 @@ def diff(old_label: str, new_label: str, old: rdflib.Graph, new: rdflib.Graph,
     return result
 
 
-def _shapes(paths) -> rdflib.Graph:
-    graph = rdflib.Graph()
-    for path in paths:
-        graph.parse(path, format="turtle")
-    return graph
-
-
 def releases(data: Path) -> list[tuple[str, Path]]:
     """This project's earlier releases kept under docs/data/releases/<version>/, oldest first."""
     folder = data / "releases"
@@ -130,16 +123,16 @@ def releases(data: Path) -> list[tuple[str, Path]]:
 def pages(context: Context) -> dict[str, str]:
     data = context.root / "docs" / "data"
     current = resources.ontology_graph()
-    current_shapes = _shapes(resources.shapes_paths())
+    current_shapes = resources.shapes_graph()
     version = context.vocab.metadata.get("version") or "this release"
     kept = releases(data)
-    sides = [(name, rdflib.Graph().parse(path / "trustgraph.ttl", format="turtle"),
-              _shapes(sorted((path / "shapes").glob("*.ttl")))) for name, path in kept]
+    sides = [(name, resources.read_turtle([path / "trustgraph.ttl"]),
+              resources.read_turtle(sorted((path / "shapes").glob("*.ttl")))) for name, path in kept]
     sides.append((version, current, current_shapes))
     between = [diff(a[0], b[0], a[1], b[1], a[2], b[2]) for a, b in zip(sides, sides[1:])]
-    upstream = diff("TrustGraph v2.3", version, rdflib.Graph().parse(data / "trustgraph-2.3.ttl", format="turtle"),
-                    current, None, current_shapes)
-    kinds = _terms(current) | _terms(rdflib.Graph().parse(data / "trustgraph-2.3.ttl", format="turtle"))
+    upstream_ontology = resources.read_turtle([data / "trustgraph-2.3.ttl"])
+    upstream = diff("TrustGraph v2.3", version, upstream_ontology, current, None, current_shapes)
+    kinds = _terms(current) | _terms(upstream_ontology)
     return {SRC: context.render("changes.md.j2", SRC, version=version, upstream=upstream,
                                 between=list(reversed(between)), kept=[name for name, _ in kept],
                                 kind={iri: value[0] for iri, value in kinds.items()},
