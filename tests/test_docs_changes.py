@@ -76,7 +76,7 @@ def test_changes_the_changelog_states_are_listed(text):
 
 def test_releases_kept_in_docs_data_are_compared(changes, tmp_path):
     # A made-up earlier release: one term it had is gone now, one rule had another severity.
-    new, shapes = resources.ontology_graph(), changes._shapes(resources.shapes_paths())
+    new, shapes = resources.ontology_graph(), resources.shapes_graph()
     old, old_shapes = rdflib.Graph() + new, rdflib.Graph() + shapes
     gone = URIRef(TG + "formerTerm")
     old.add((gone, RDF.type, OWL.DatatypeProperty))

@@ -554,6 +554,12 @@ class TraceGraph:
                 if generated:
                     for source in props[GENERATED]:
                         hung.setdefault(source, []).append(node)
+        # One lookup per node while spreading: what derives from it and what hangs under it, together.
+        under = children
+        if hung:
+            under = dict(children)
+            for node, extra in hung.items():
+                under[node] = [*under.get(node, _NONE), *extra]
         member: dict = {}
 
         def spread(root) -> None:
@@ -563,12 +569,9 @@ class TraceGraph:
                 if node in member:
                     continue
                 member[node] = root
-                below_node = children.get(node)
-                if below_node:
-                    stack.extend(below_node)
-                later = hung.get(node)
-                if later:
-                    stack.extend(later)
+                next_nodes = under.get(node)
+                if next_nodes:
+                    stack.extend(next_nodes)
 
         for root in roots:
             spread(root)
