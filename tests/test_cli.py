@@ -151,7 +151,8 @@ def _reason_lines(lines):
     return [n for n, ln in enumerate(lines, start=1) if "/final> <https://trustgraph.ai/ns/terminationReason>" in ln]
 
 
-@pytest.mark.parametrize("layout", ["as emitted", "comment and blank lines", "entity split", "standard input"])
+@pytest.mark.parametrize("layout", ["as emitted", "comment and blank lines", "entity split", "last line unterminated",
+                                    "standard input"])
 def test_finding_names_the_line_of_its_triple(tmp_path, layout):
     # T001 names the triple holding the unknown reason; its line is found however the file is laid out.
     lines = (EXAMPLES / "orchestrator-react-multi-iteration.nq").read_text().splitlines()
@@ -163,8 +164,11 @@ def test_finding_names_the_line_of_its_triple(tmp_path, layout):
         # One of the entity's other triples comes first in the file, far from the rest.
         other = next(n for n, ln in enumerate(lines) if ln.startswith(lines[at - 1].split()[0]) and n != at - 1)
         lines.insert(0, lines.pop(other))
+    elif layout == "last line unterminated":
+        # The triple's run ends the file, and the file's last line has no newline.
+        lines.append(lines.pop(at - 1))
     path = tmp_path / "trace.nq"
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text("\n".join(lines) + ("" if layout == "last line unterminated" else "\n"))
     if layout == "standard input":
         result = run("lint", "-", "--format", "json", "--no-config", stdin=path.read_text())
     else:

@@ -127,8 +127,16 @@ class _LineLocator(Locator):
         self.text, self.path, self.format = text, path, fmt
 
     def lines(self, wanted, runs, statements):
-        if self._line_count() == statements:
-            return self._in_runs(wanted, runs)
+        if self.text is None and self.path is not None:
+            # One pass over the file: the runs named are read on the way, the lines after the
+            # last of them only counted.
+            with open(self.path, "rb") as handle:
+                found, read = self._in_runs(wanted, runs, handle)
+                if read is not None and read + _lines_left(handle) == statements:
+                    return found
+        elif self._line_count() == statements:
+            with self._line_iterator() as lines:
+                return self._in_runs(wanted, runs, lines)[0]
         with self._line_iterator() as lines:
             return _locate_line_based(lines, wanted, self.format)
 
@@ -139,12 +147,8 @@ class _LineLocator(Locator):
             return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         if self.path is None:
             return None
-        count, last = 0, b"\n"
         with open(self.path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                count += chunk.count(b"\n")
-                last = chunk[-1:]
-        return count + (0 if last == b"\n" else 1)
+            return _lines_left(handle)
 
     @contextmanager
     def _line_iterator(self):
@@ -157,8 +161,10 @@ class _LineLocator(Locator):
         else:
             yield iter(())
 
-    def _in_runs(self, wanted: set[tuple], runs: dict) -> dict[tuple, int]:
-        """A subject's line is the first of its first run; a triple's is found by reading its subject's runs."""
+    def _in_runs(self, wanted: set[tuple], runs: dict, lines) -> tuple[dict[tuple, int], int | None]:
+        """A subject's line is the first of its first run; a triple's is found by reading its
+        subject's runs from ``lines``. Also returns how many lines were read (None when the
+        input ended before a run: its statement numbers are not lines)."""
         found: dict[tuple, int] = {}
         exact: dict = {}
         for key in wanted:
@@ -169,30 +175,40 @@ class _LineLocator(Locator):
             if key[1] is not None:
                 exact.setdefault(key[0], set()).add(key)
         if not exact:
-            return found
+            return found, 0
         rdf_format = RDF_FORMATS[self.format]
-        with self._line_iterator() as lines:
-            number, raw = 0, None  # the last line read, and its number
-            for start, subject in sorted(((n, s) for s in exact for n in runs[s]), key=lambda run: run[0]):
-                keys = exact[subject]
-                if start < number:
-                    continue  # a guard: runs of different subjects never overlap
-                if start > number:
-                    raw = next(islice(lines, start - number - 1, None), None)
-                    number = start
-                head = _ntriples_token(subject).encode() + b" "
-                while raw is not None and raw.startswith(head):
-                    try:
-                        quad = next(iter(ox.parse(raw, format=rdf_format)))
-                    except (SyntaxError, StopIteration, ValueError):
-                        quad = None
-                    if quad is not None:
-                        triple = (quad.subject, quad.predicate, quad.object)
-                        if triple in keys and triple not in found:
-                            found[triple] = number
-                    raw = next(lines, None)
-                    number += 1
-        return found
+        number, raw = 0, None  # the last line read, and its number
+        for start, subject in sorted(((n, s) for s in exact for n in runs[s]), key=lambda run: run[0]):
+            keys = exact[subject]
+            if start < number:
+                continue  # a guard: runs of different subjects never overlap
+            if start > number:
+                raw = next(islice(lines, start - number - 1, None), None)
+                number = start
+                if raw is None:
+                    return found, None
+            head = _ntriples_token(subject).encode() + b" "
+            while raw is not None and raw.startswith(head):
+                try:
+                    quad = next(iter(ox.parse(raw, format=rdf_format)))
+                except (SyntaxError, StopIteration, ValueError):
+                    quad = None
+                if quad is not None:
+                    triple = (quad.subject, quad.predicate, quad.object)
+                    if triple in keys and triple not in found:
+                        found[triple] = number
+                raw = next(lines, None)
+                number += 1
+        return found, (number if raw is not None else number - 1)
+
+
+def _lines_left(handle) -> int:
+    """The lines from a binary file's position to its end, the last counted even without a newline."""
+    count, last = 0, b"\n"
+    while chunk := handle.read(1 << 20):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (0 if last == b"\n" else 1)
 
 
 class _SubjectTextLocator(Locator):
