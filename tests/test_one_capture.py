@@ -113,3 +113,35 @@ def test_list_shows_a_cut_trace_once_whole(tmp_path: Path):
     assert joined == whole
     # Each part alone holds pieces of the trace: not the one row of the whole.
     assert [{k: v for k, v in row.items() if k != "file"} for row in listed(*parts)] != [whole]
+
+
+def test_show_and_graph_take_a_folder_of_parts_as_one_capture(tmp_path: Path):
+    source = EXAMPLES / "supervisor.nq"
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    cut(source, folder, parts=3, seed=4)
+    runner = CliRunner()
+
+    def without_files(value):  # the file a trace (or sub-trace) was read from differs, nothing else may
+        if isinstance(value, dict):
+            return {k: without_files(v) for k, v in value.items() if k != "file"}
+        return [without_files(v) for v in value] if isinstance(value, list) else value
+
+    def shown(*args):
+        result = runner.invoke(main, ["show", "--no-config", "--format", "json", *args])
+        assert result.exit_code in (0, 1), result.output
+        return without_files(json.loads(result.stdout))
+
+    whole = shown(str(source))
+    assert shown("--one-capture", str(folder)) == whole
+    assert shown(str(folder)) != whole  # each part alone holds only pieces of the trace
+
+    def drawn(path, *args):
+        out = tmp_path / "trace.dot"
+        result = runner.invoke(main, ["graph", "--no-config", "-o", str(out), *args, str(path)])
+        assert result.exit_code in (0, 1), result.output
+        return out.read_text()
+
+    assert drawn(folder, "--one-capture") == drawn(source)
+    result = runner.invoke(main, ["graph", "--no-config", "-o", str(tmp_path / "t.dot"), str(folder)])
+    assert result.exit_code == 2 and "holds" in result.output  # several pieces: choose one

@@ -285,12 +285,12 @@ def rules() -> None:
 
 # ---------------------------------------------------------------- viewing traces
 
-def _view_settings(config_file, no_config):
-    return config.resolve(config_file, no_config)
+def _view_settings(config_file, no_config, one_capture=None):
+    return config.resolve(config_file, no_config, one_capture=one_capture or None)
 
 
-def _views(paths, trace, config_file, no_config) -> tuple[list, object]:
-    settings = _view_settings(config_file, no_config)
+def _views(paths, trace, config_file, no_config, one_capture=None) -> tuple[list, object]:
+    settings = _view_settings(config_file, no_config, one_capture)
     only = (lambda iri: explore.matches(iri, trace)) if trace else None
     views = explore.explore(*paths, settings=settings, only=only)
     if trace and not views:
@@ -394,14 +394,16 @@ def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, co
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               help="text: a tree; json: the same tree as JSON, one object per trace.")
 @click.option("--color/--no-color", default=None, help="Colour the tree. Default: on a terminal.")
+@click.option("--one-capture", is_flag=True, default=None,
+              help="PATH (a folder) holds the parts of one capture: a trace cut across them is shown whole.")
 @_config_options
-def show(path, trace, fmt, color, config_file, no_config) -> None:
+def show(path, trace, fmt, color, one_capture, config_file, no_config) -> None:
     """Show traces as trees: each step with its type, timings, tokens, model, tool and arguments,
     thought, observation, tool error and termination; selected edges and chunks with their scores;
     sub-agents and tool sub-traces under the step that started them; each finding on its step.
 
     Exit status: 0, or 1 when a shown trace has a finding at or above the configured fail-on."""
-    views, settings = _views([path], trace, config_file, no_config)
+    views, settings = _views([path], trace, config_file, no_config, one_capture)
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     _write(_view_formats().render_show(views, fmt, color), None)
@@ -418,8 +420,10 @@ _DRAWINGS = {".svg": "svg", ".png": "png", ".dot": "dot"}
 @click.option("-o", "--output-file", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Where to write the drawing: .svg, .png (both need Graphviz) or .dot by its extension; "
               "- writes SVG to standard output.")
+@click.option("--one-capture", is_flag=True, default=None,
+              help="PATH (a folder) holds the parts of one capture: a trace cut across them is drawn whole.")
 @_config_options
-def graph(path, trace, output_file, config_file, no_config) -> None:
+def graph(path, trace, output_file, one_capture, config_file, no_config) -> None:
     """Draw a trace's derivation graph with Graphviz: steps coloured by type with their mixins,
     Thoughts and selections as notes, sub-traces as clusters, links that break a rule in red with
     the rule code, steps with findings outlined.
@@ -434,7 +438,7 @@ def graph(path, trace, output_file, config_file, no_config) -> None:
         except diagram.DiagramError as exc:
             raise UsageProblem(str(exc)) from None
     refuse_inputs({"-o": None if output_file == "-" else output_file}, expand_paths([path]))
-    views, settings = _views([path], trace, config_file, no_config)
+    views, settings = _views([path], trace, config_file, no_config, one_capture)
     if len(views) > 1:
         raise UsageProblem(f"{path}: holds {len(views)} traces; choose one with --trace ('tg-trace list' shows them)")
     source = diagram.trace_dot(views[0])
