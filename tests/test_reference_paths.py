@@ -11,6 +11,7 @@ from rdflib.paths import AlternativePath, InvPath, MulPath, OneOrMore, ZeroOrMor
 
 from tgtrace.engines.paths import indexed_transitive_paths
 
+from conftest import EXAMPLES
 from test_hostile_inputs import DERIVED, TG, TYPE, _write_nq, tg_trace
 
 P, Q = URIRef("urn:p"), URIRef("urn:q")
@@ -63,3 +64,52 @@ def test_reference_engine_is_linear_on_long_chains(tmp_path):
         + ((f"<urn:q:{i}> <{DERIVED}> <urn:q:{i - 1}> .",) if i else ())))
     for path in (chain, cycle, questions):
         assert _findings("shacl", path, timeout=240) == _findings("fast", path, timeout=60)
+
+
+def _s020_lookups(copies: int) -> int:
+    """Triple lookups S020's SPARQL makes for one root Question in a capture of ``copies``
+    GraphRAG and Document RAG traces (the examples under fresh ids)."""
+    from rdflib import Literal, Namespace
+    from rdflib.plugins.sparql import prepareQuery
+    from rdflib.plugins.stores.memory import Memory
+
+    from tgtrace.engines import shacl
+    from tgtrace.loaders import from_bytes
+    from tgtrace.resources import shapes_graph
+
+    examples = [(EXAMPLES / name).read_text() for name in ("graph-rag.nq", "document-rag.nq")]
+    text = "".join(example.replace("urn:trustgraph:", f"urn:trustgraph:copy{i}:")
+                   for i in range(copies) for example in examples)
+    graph = from_bytes("capture.nq", text.encode()).graph()
+    converter = shacl.ToRdflib()
+    for s, p, o in graph.triples():
+        converter.add(s, p, o)
+    sh = Namespace("http://www.w3.org/ns/shacl#")
+    shapes = shapes_graph()
+    validator = shapes.value(URIRef("https://trustgraph.ai/lint#ConsistentTraceModelConstraintComponent"),
+                             sh.nodeValidator)
+    prefixes = {str(p): URIRef(str(n)) for p, n in shapes.namespaces()}
+    query = prepareQuery(str(shapes.value(validator, sh.select)), initNs=prefixes)
+    shacl._register_functions()
+    calls = 0
+    triples = Memory.triples
+
+    def counted(self, *args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return triples(self, *args, **kwargs)
+
+    root = converter.term(graph.roots()[0])
+    Memory.triples = counted
+    try:
+        with indexed_transitive_paths():
+            list(converter.graph.query(query, initBindings={"this": root, "consistentTraceModel": Literal(True)}))
+    finally:
+        Memory.triples = triples
+    return calls
+
+
+def test_trace_model_sparql_reads_one_trace_not_the_capture():
+    # S020 once matched its signals over the whole graph for every root Question (quadratic:
+    # 390 s at 100k triples); it must read the same triples for a root however large the capture.
+    assert _s020_lookups(2) == _s020_lookups(20)
