@@ -289,11 +289,12 @@ class TraceGraph:
         else:
             values.append(o)
         self._invalidate()
-        if p == DERIVED:
+        _, role = _predicate_role(_intern(p))
+        if role is _DERIVES:
             self._children[o].append(s)
-        elif p in OWNING and type(o) is str:
+        elif role is _OWNS and type(o) is str:
             self.owners[o].append(s)
-        if p == RDF_TYPE and type(o) is str:
+        elif role is _TYPES and type(o) is str:
             kinds = self.types.get(s)
             if kinds is None:
                 self.types[s] = {o}
@@ -445,10 +446,6 @@ class TraceGraph:
             self._facts[name] = compute(self)
         return self._facts[name]
 
-    def learn(self, name: str, value) -> None:
-        """Hand over a fact found by a walk that had to visit every node anyway."""
-        self._facts.setdefault(name, value)
-
     def kinds(self) -> dict:
         """(asserted types, predicates) -> the nodes of that kind, in input order (computed once).
         A capture has a few hundred kinds at most: what a node's types and predicates alone
@@ -475,13 +472,16 @@ class TraceGraph:
         return seen
 
     def descendants(self, node) -> set:
+        children = self._children
         seen: set = set()
-        stack = list(self.children(node))
+        stack = list(children.get(node, _NONE))
         while stack:
             current = stack.pop()
             if current not in seen:
                 seen.add(current)
-                stack.extend(self.children(current))
+                below = children.get(current)
+                if below:
+                    stack.extend(below)
         return seen
 
     def on_cycles(self) -> set:
@@ -657,18 +657,8 @@ def _find_terminal_answers(graph: "TraceGraph", root) -> set:
     agent = _AGENT_QUESTION in graph.types_of(root)
     children, types = graph._children, graph.types
     found = set()
-    # The root's descendants, walked here rather than listed first: only the leaves that are
-    # answers need a closer look.
-    seen: set = set()
-    stack = list(children.get(root, _NONE))
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        below = children.get(node)
-        if below:
-            stack.extend(below)
+    for node in graph.descendants(root):
+        if children.get(node):
             continue
         kinds = types.get(node)
         if not kinds or kinds.isdisjoint(_TERMINAL_KINDS):
