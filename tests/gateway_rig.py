@@ -1,7 +1,7 @@
 """A real TrustGraph 2.11.1 deployment on loopback, as the session-scoped pytest fixture ``trustgraph``.
 
-Use it from a test module with ``from gateway_rig import trustgraph  # noqa: F401`` (a fixture is
-found by its name in the module), then take ``trustgraph`` as a test's argument. The object it gives:
+``tests/conftest.py`` registers the fixture: a test takes ``trustgraph`` as an argument, and every
+test module of a session shares the one deployment. The object it gives:
 
 - ``url``: ``http://127.0.0.1:PORT/``, TrustGraph's own ``api-gateway``;
 - ``token``: an API key (``tg_...``); the no-auth IAM accepts any ``tg_`` key, and the gateway
@@ -364,7 +364,7 @@ class TrustGraph:
 
     def query(self, request: dict) -> dict:
         """POST a request to the flow's triples service; the gateway's JSON answer."""
-        body = json.dumps(request).encode()
+        body = json.dumps({"workspace": self.workspace, **request}).encode()
         post = urllib.request.Request(
             f"{self.url}api/v1/flow/{self.flow}/service/triples", data=body, method="POST",
             headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
@@ -373,7 +373,7 @@ class TrustGraph:
 
     def _wait_flow_served(self) -> None:
         def served() -> bool:
-            found = self.query({"workspace": self.workspace, "collection": "default", "limit": 1})
+            found = self.query({"collection": "default", "limit": 1})
             if "error" in found:
                 raise RigError(json.dumps(found["error"]))
             return True
