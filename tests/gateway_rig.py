@@ -21,6 +21,9 @@ test module of a session shares the one deployment. The object it gives:
 - ``query(request)``: POSTs a request to the flow's triples service, returns the gateway's JSON;
 - ``logs()``: the tail of every process's log, for a failure message.
 
+``deployment()`` is the same as a context manager, for a test that needs a deployment of its own.
+The gateway listens on every interface (it has no host option); everything else on 127.0.0.1.
+
 Every method is synchronous, and may be called from a test that runs an event loop.
 
 What runs: RabbitMQ (Debian's ``rabbitmq-server``, a private node: its own node name, epmd, ports
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import concurrent.futures
 import json
 import os
@@ -442,14 +446,12 @@ class TrustGraph:
         return events
 
 
-@pytest.fixture(scope="session")
-def trustgraph():
-    require(RABBITMQ_SERVER.exists() or bool(shutil.which("rabbitmq-server")),
-            "rabbitmq-server is not installed (apt-get install rabbitmq-server): "
-            "the tests against a running TrustGraph need it")
-    if not RABBITMQ_SERVER.exists():
-        raise RigError(f"rabbitmq-server is installed but {RABBITMQ_SERVER} is missing")
-    root = Path(tempfile.mkdtemp(prefix="tg-rig-"))
+@contextlib.contextmanager
+def deployment(parent: str | os.PathLike | None = None):
+    """A started ``TrustGraph`` in a new directory under ``parent`` (the system's temporary
+    directory by default); on leaving, also after a failure to start, every process is stopped and
+    the directory removed."""
+    root = Path(tempfile.mkdtemp(prefix="tg-rig-", dir=parent))
     rig = TrustGraph(root)
     try:
         rig.start()
@@ -457,3 +459,14 @@ def trustgraph():
     finally:
         rig.close()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def trustgraph():
+    require(RABBITMQ_SERVER.exists() or bool(shutil.which("rabbitmq-server")),
+            "rabbitmq-server is not installed (apt-get install rabbitmq-server): "
+            "the tests against a running TrustGraph need it")
+    if not RABBITMQ_SERVER.exists():
+        raise RigError(f"rabbitmq-server is installed but {RABBITMQ_SERVER} is missing")
+    with deployment() as rig:
+        yield rig

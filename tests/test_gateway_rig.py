@@ -7,12 +7,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import uuid
+from pathlib import Path
 
 import pytest
 
 from conftest import EXAMPLES
-from gateway_rig import RDF_TYPE, capture_events, group_events
+import gateway_rig
+from gateway_rig import RDF_TYPE, RigError, capture_events, deployment, group_events
 
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
@@ -150,3 +153,31 @@ def test_gateway_restarts_on_the_same_port(trustgraph):
         trustgraph.start_gateway()
     # The store outlived the gateway.
     assert {key(t) for t in tg_query_graph(trustgraph, collection)} == published(events)
+
+
+def processes_in(folder: Path) -> list[int]:
+    """Processes whose working directory is under ``folder`` (the rig starts every one there)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(folder):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_failure_to_start_is_an_error_with_the_logs_and_leaves_nothing(tmp_path, monkeypatch):
+    broken = tmp_path / "rabbitmq-server"
+    broken.write_text("#!/bin/sh\necho 'cannot start: port in use' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(gateway_rig, "RABBITMQ_SERVER", broken)
+    parent = tmp_path / "rigs"
+    parent.mkdir()
+    with pytest.raises(RigError) as failed:
+        with deployment(parent):
+            pytest.fail("started with a RabbitMQ that exits")
+    assert "rabbitmq exited (1)" in str(failed.value)
+    assert "cannot start: port in use" in str(failed.value), "the process's log is in the error"
+    assert list(parent.iterdir()) == [], "the rig's directory is removed"
+    assert processes_in(parent) == [], "epmd, started before RabbitMQ, is stopped"
