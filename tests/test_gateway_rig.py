@@ -91,6 +91,9 @@ def test_events_are_one_per_explain_entity():
         sent = capture_events(stream)
         regrouped = group_events(json.loads(stream.with_suffix(".json").read_text()))
         assert [(e["id"], e["triples"]) for e in regrouped] == [(e["id"], e["triples"]) for e in sent], stream.name
+    # N-Quads keep the emission order (without repeats): the same events.
+    for nq in sorted(EXAMPLES.glob("*.nq")):
+        assert [e["id"] for e in capture_events(nq)] == [e["id"] for e in capture_events(nq.with_suffix(".json"))]
     # Extraction: the tg:Document node is one message, in the default graph, as the librarian writes it;
     # pages, chunks and subgraphs follow, one message each, in urn:graph:source.
     document, *parts = capture_events(EXAMPLES / "extraction.json")
