@@ -360,10 +360,12 @@ class TrustGraph:
 
     def _start_flow(self) -> bool:
         from trustgraph.api import Api
+        from trustgraph.cli.start_flow import start_flow
 
-        flows = Api(self.url, token=self.token, workspace=self.workspace).flow()
-        if self.flow not in flows.list():
-            flows.start("triples-store", self.flow, "tg-trace test flow")
+        # A retry after a start whose answer was lost must not fail on "Flow already exists".
+        if self.flow not in Api(self.url, token=self.token, workspace=self.workspace).flow().list():
+            start_flow(self.url, "triples-store", self.flow, "tg-trace test flow", token=self.token,
+                       workspace=self.workspace)
         return True
 
     def query(self, request: dict) -> dict:

@@ -53,6 +53,24 @@ def test_tg_query_graph_reads_back_what_was_published(trustgraph, name):
     assert order == sorted(order)
 
 
+def test_tg_list_explain_traces_finds_the_published_sessions(trustgraph, monkeypatch):
+    """TrustGraph's own viewer, whose queries bind a predicate and a graph (the store's other path)."""
+    from trustgraph.cli import list_explain_traces
+
+    collection = f"sessions-{uuid.uuid4().hex[:8]}"
+    questions = {}
+    for name in ("graph-rag.json", "supervisor.json"):
+        events = trustgraph.publish_capture(EXAMPLES / name, collection)
+        question = next(t for e in events for t in e["triples"] if t["p"]["i"] == "https://trustgraph.ai/ns/query")
+        questions[question["s"]["i"]] = question["o"]["v"]
+    monkeypatch.setattr("sys.argv", ["tg-list-explain-traces", "-u", trustgraph.url, "-t", trustgraph.token,
+                                     "-w", trustgraph.workspace, "-C", collection, "--format", "json"])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        list_explain_traces.main()
+    assert {s["id"]: s["question"] for s in json.loads(out.getvalue())} == questions
+
+
 def test_graph_semantics_of_the_triples_service(trustgraph):
     collection = f"graphs-{uuid.uuid4().hex[:8]}"
     events = trustgraph.publish_capture(EXAMPLES / "extraction.json", collection)
