@@ -18,7 +18,8 @@ test module of a session shares the one deployment. The object it gives:
   document node, in the default graph, is one message as the librarian writes it (an ``.nq`` has
   no repeats: a triple that several events repeat is sent with the first);
 - ``stop_gateway()`` / ``start_gateway()``: stop, then restart only the api-gateway (same port);
-  ``start_gateway`` returns once it serves the flow again;
+  ``start_gateway`` returns once it serves the flow again. The deployment is shared by the session:
+  a test that stops the gateway starts it again (in a ``finally``);
 - ``query(request)``: POSTs a request to the flow's triples service, returns the gateway's JSON;
 - ``logs()``: the tail of every process's log, for a failure message.
 
@@ -39,8 +40,8 @@ defaults to a limit of 10000. The workspace is created, a blueprint put and flow
 started through the gateway with TrustGraph's own CLI functions.
 
 The fixture skips only where ``rabbitmq-server`` is not installed (and fails there in CI, as
-``docs_support.require`` does); any other failure to start is an error carrying the processes' logs. Teardown kills every process and removes the temporary
-directory, also after a failure.
+``docs_support.require`` does); any other failure to start is an error carrying the processes'
+logs. Teardown kills every process and removes the temporary directory, also after a failure.
 """
 
 from __future__ import annotations
@@ -237,8 +238,10 @@ class TrustGraph:
         last = None
         while time.monotonic() < deadline:
             for name in watch:
-                if self._processes[name].poll() is not None:
-                    raise self._fail(f"{name} exited ({self._processes[name].returncode}) while waiting for {what}")
+                process = self._processes.get(name)
+                if process is None or process.poll() is not None:
+                    code = "stopped" if process is None else process.returncode
+                    raise self._fail(f"{name} exited ({code}) while waiting for {what}")
             try:
                 found = ready()
                 if found:
