@@ -208,17 +208,26 @@ def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
     yield result
 
 
+def _losses(items: Sequence[Input]) -> list[tuple[str, object]]:
+    return [(item.name, item.loss) for item in items if item.loss is not None and item.loss.lossy]
+
+
+def silenced(findings: Iterable[Finding], items: Sequence[Input]) -> list[Finding]:
+    """The findings less those of the rules that a lossy input among ``items`` cannot be judged by."""
+    silent = {code for _, loss in _losses(items) for code in loss.silent}
+    return [f for f in findings if f.rule not in silent]
+
+
 def _judged(results: Iterable[InputResult], items: Sequence[Input], settings: Settings) -> Iterator[InputResult]:
     """The results with the rules a lossy input cannot be judged by left silent, and one notice per
     such input (on its first result) naming what its format lost."""
-    losses = [(item.name, item.loss) for item in items if item.loss is not None and item.loss.lossy]
+    losses = _losses(items)
     if not losses:
         yield from results
         return
-    silent = {code for _, loss in losses for code in loss.silent}
     noticed = False
     for result in results:
-        result.findings = [f for f in result.findings if f.rule not in silent]
+        result.findings = silenced(result.findings, items)
         if not noticed:
             noticed = True
             for name, loss in losses:

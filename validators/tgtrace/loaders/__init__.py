@@ -22,8 +22,8 @@ import pyoxigraph as ox
 
 from .base import RDF_FORMATS, Input, InputError
 from .objects import from_object
-from .trustgraph import (MSGPACK_SUFFIXES, SET_KINDS, TGX_SUFFIXES, is_gzip, is_msgpack_core, line_kind, line_quads,
-                         msgpack_input, tgx_input)
+from .trustgraph import (MSGPACK_SUFFIXES, SET_KINDS, STREAM_KINDS, TGX_SUFFIXES, is_gzip, is_msgpack_core,
+                         line_kind, line_quads, msgpack_input, tgx_input)
 from .wire import WireError, is_jsonld_document, is_wire_document, triples_to_quads, wire_lines
 
 INPUT_FORMATS = ("wire", "jsonl", *RDF_FORMATS, "kgcore", "tgx")
@@ -123,7 +123,8 @@ def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:
 
     kind = _jsonl_kind(name, read_lines())
     size = len(data) if data is not None else (path.stat().st_size if path else 0)
-    item = Input(name, kind if kind in SET_KINDS else "jsonl", quads, _lines={}, text=data, path=path, size=size)
+    fmt = kind if kind in SET_KINDS or kind in STREAM_KINDS - {"events"} else "jsonl"
+    item = Input(name, fmt, quads, _lines={}, text=data, path=path, size=size)
     if kind not in SET_KINDS:
         item.events = events
     return item

@@ -28,7 +28,10 @@ RDF_FORMATS = {
 LINE_FORMATS = {"nquads", "ntriples"}
 FORMAT_NAMES = {"nquads": "N-Quads", "ntriples": "N-Triples", "turtle": "Turtle", "trig": "TriG", "jsonld": "JSON-LD",
                 "rdfxml": "RDF/XML", "wire": "TrustGraph wire JSON", "jsonl": "explain stream (JSONL)",
-                "objects": "Python objects"}
+                "objects": "Python objects", "frames": "TrustGraph export frames (JSONL)",
+                "envelopes": "TrustGraph socket response envelopes (JSONL)",
+                "triples": "TrustGraph triples query output (JSONL)", "dump": "tg-dump-msgpack output (JSONL)",
+                "kgcore": "TrustGraph knowledge core (msgpack)", "tgx": "TrustGraph workspace export (.tgx)"}
 
 
 class InputError(Exception):

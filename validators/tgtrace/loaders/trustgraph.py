@@ -29,18 +29,9 @@ import pyoxigraph as ox
 
 from ..graph import Locator, syntax_message
 from ..namespaces import PROV, RDF_TYPE, TG
-from .base import FORMAT_NAMES, Input, InputError, _locate_line_based
+from .base import Input, InputError, _locate_line_based
 from .losses import loss_of
 from .wire import WIRE_KEYS, WireError, events_to_quads, triple_to_quads, triples_to_quads
-
-FORMAT_NAMES.update({
-    "frames": "TrustGraph export frames (JSONL)",
-    "envelopes": "TrustGraph socket response envelopes (JSONL)",
-    "triples": "TrustGraph triples query output (JSONL)",
-    "dump": "tg-dump-msgpack output (JSONL)",
-    "kgcore": "TrustGraph knowledge core (msgpack)",
-    "tgx": "TrustGraph workspace export (.tgx)",
-})
 
 # Kinds of JSON lines judged as a stream (events as emitted) and as a set (a dump in the store's order).
 STREAM_KINDS = {"events", "frames", "envelopes"}
