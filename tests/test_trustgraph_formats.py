@@ -323,3 +323,13 @@ def test_the_pages_commands_run(monkeypatch):
         result = CliRunner().invoke(main, shlex.split(command)[1:])
         assert result.exit_code == 0, (command, result.output[-800:])
         assert "trace" in result.output, command
+
+
+def test_messages_saved_as_one_json_array_lint_as_their_lines(tmp_path):
+    """A client that saved the frames (or envelopes, or core records) it received as one JSON array."""
+    for name in ("supervisor.frames.jsonl", "supervisor.envelopes.jsonl", "supervisor.dump.jsonl"):
+        messages = [json.loads(line) for line in (FIXTURES / name).read_text().splitlines() if line.strip()]
+        path = tmp_path / (name.split(".")[1] + ".json")
+        path.write_text(json.dumps(messages, indent=1))
+        assert _pairs(tgtrace.lint(path, fail_on="never")) == _pairs(tgtrace.lint(EXAMPLES / "supervisor.json",
+                                                                                   fail_on="never")), name

@@ -24,7 +24,7 @@ from .base import RDF_FORMATS, Input, InputError
 from .objects import from_object
 from .trustgraph import (MSGPACK_SUFFIXES, SET_KINDS, STREAM_KINDS, TGX_SUFFIXES, is_gzip, is_msgpack_core,
                          line_kind, line_quads, msgpack_input, tgx_input)
-from .wire import WireError, is_jsonld_document, is_wire_document, triples_to_quads, wire_lines
+from .wire import WireError, element_lines, is_jsonld_document, is_wire_document, triples_to_quads, wire_lines
 
 INPUT_FORMATS = ("wire", "jsonl", *RDF_FORMATS, "kgcore", "tgx")
 
@@ -88,6 +88,9 @@ def _json_input(name: str, data: bytes, path: Path | None, declared: str | None)
     document = _parse_json(name, data)
     if declared == "jsonld" or (declared is None and is_jsonld_document(document)):
         return _rdf_input(name, "jsonld", data, path)
+    messages = _gateway_messages(document)
+    if declared is None and messages is not None:
+        return _messages_input(name, data, path, document, messages)
     if declared is None and not is_wire_document(document):
         raise InputError(name, None, "is JSON but neither TrustGraph wire JSON (triples with s, p and o, or explain "
                                      "events) nor JSON-LD (objects with @id, @graph or @context)")
@@ -96,6 +99,40 @@ def _json_input(name: str, data: bytes, path: Path | None, declared: str | None)
     except WireError as exc:
         raise InputError(name, exc.line, exc.problem) from None
     return Input(name, "wire", lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
+
+
+_MESSAGE_KINDS = ("frames", "envelopes", "dump")
+
+
+def _gateway_messages(document) -> tuple[str, list] | None:
+    """(kind, messages) of a JSON document that is one export frame, envelope or core record, or a
+    list of them (a client that saved what it received as one array); None for anything else."""
+    kind = line_kind(document)
+    if kind in _MESSAGE_KINDS:
+        return kind, [document]
+    if isinstance(document, list):
+        # The first item that says, past those that do not (an auth frame).
+        kind = next((k for k in map(line_kind, document[:_KIND_LINES]) if k is not None), None)
+        if kind in _MESSAGE_KINDS:
+            return kind, document
+    return None
+
+
+def _messages_input(name: str, data: bytes, path: Path | None, document, messages: tuple[str, list]) -> Input:
+    kind, items = messages
+    starts = element_lines(data.decode("utf-8")) if items is document else [1]
+    quads: list[ox.Quad] = []
+    lines: dict[tuple, int] = {}
+    for index, message in enumerate(items):
+        line = starts[index] if index < len(starts) else None
+        try:
+            batch = line_quads(message) or []
+        except WireError as exc:
+            raise InputError(name, line, f"item {index + 1}: {exc.problem}") from None
+        for quad in batch:
+            lines.setdefault((quad.subject, quad.predicate, quad.object), line)
+        quads.extend(batch)
+    return Input(name, kind, lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
 
 
 def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:

@@ -84,10 +84,14 @@ def record_quads(record: Any) -> list[ox.Quad] | None:
     return triples_to_quads(body["t"])
 
 
+# What tg-get-kg-core writes: triples, graph embeddings, library metadata and library blobs.
+RECORD_TYPES = ("t", "ge", "lm", "lb")
+
+
 def line_kind(message: Any) -> str | None:
     """What one JSON line is: events, frames, envelopes, triples or dump (None: it does not say)."""
     if isinstance(message, list):
-        return "dump" if message and isinstance(message[0], str) else None
+        return "dump" if len(message) == 2 and message[0] in RECORD_TYPES else None
     if not isinstance(message, dict):
         return None
     if "explain_triples" in message or "message_type" in message:
@@ -116,7 +120,7 @@ def line_quads(message: Any) -> list[ox.Quad] | None:
         return record_quads(message)
     if isinstance(message, dict):
         return None  # other messages on the same socket (auth, acknowledgements) carry no triples
-    raise WireError(None, "expected one JSON object (or a knowledge core record) per line")
+    raise WireError(None, "expected one JSON object (or a knowledge core record [type, body]) per line")
 
 
 # ---------------------------------------------------------------------------
