@@ -218,6 +218,9 @@ def is_gzip(head: bytes) -> bool:
 def _knowledge_member(name: str, member: tarfile.TarInfo) -> bool:
     """Whether a member holds triples; a member whose path could leave the bundle is refused."""
     path = PurePosixPath(member.name)
+    if not member.name.isprintable():
+        # Its name would reach the report as a finding's file.
+        raise InputError(name, None, f"bundle member {member.name!r} has control characters in its name: refused")
     if path.is_absolute() or ".." in path.parts:
         raise InputError(name, None, f"bundle member {member.name!r} has a path outside the bundle: refused")
     if len(path.parts) == 3 and path.parts[0] == "knowledge" and path.name == "triples.nq":
