@@ -39,7 +39,7 @@ SET_KINDS = {"triples", "dump"}
 
 
 def is_export_frame(message: Any) -> bool:
-    """A message of the export endpoint (or a core's triples record body): it has ``metadata``."""
+    """A message of the export endpoint (or of a client's stream of them): it has ``metadata``."""
     return isinstance(message, dict) and "metadata" in message and "explain_triples" not in message
 
 
@@ -184,8 +184,7 @@ def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None
             if handle is not None:
                 handle.close()
 
-    size = len(data) if data is not None else path.stat().st_size
-    item = Input(name, "kgcore", quads, _lines={}, path=path, size=size)
+    item = Input(name, "kgcore", quads, _lines={}, path=path, size=len(data) if data is not None else path.stat().st_size)
     return item
 
 
@@ -198,7 +197,6 @@ TGX_SUFFIXES = (".tgx",)
 MAX_TGX_RATIO = 200
 MAX_TGX_BYTES = 1 << 36  # 64 GiB of N-Quads, whatever the ratio
 MAX_TGX_MEMBERS = 100_000
-_COLLECTION_GRAPH = "urn:trustgraph:collection:"
 RETRIEVAL_GRAPH = ox.NamedNode("urn:graph:retrieval")
 SOURCE_GRAPH = ox.NamedNode("urn:graph:source")
 # The classes whose entities TrustGraph writes in each named graph (the trace model's table).
