@@ -184,7 +184,8 @@ def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None
             if handle is not None:
                 handle.close()
 
-    item = Input(name, "kgcore", quads, _lines={}, path=path, size=len(data) if data is not None else path.stat().st_size)
+    size = len(data) if data is not None else path.stat().st_size
+    item = Input(name, "kgcore", quads, _lines={}, path=path, size=size)
     return item
 
 
