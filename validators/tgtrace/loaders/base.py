@@ -28,7 +28,10 @@ RDF_FORMATS = {
 LINE_FORMATS = {"nquads", "ntriples"}
 FORMAT_NAMES = {"nquads": "N-Quads", "ntriples": "N-Triples", "turtle": "Turtle", "trig": "TriG", "jsonld": "JSON-LD",
                 "rdfxml": "RDF/XML", "wire": "TrustGraph wire JSON", "jsonl": "explain stream (JSONL)",
-                "objects": "Python objects"}
+                "objects": "Python objects", "frames": "TrustGraph export frames (JSONL)",
+                "envelopes": "TrustGraph socket response envelopes (JSONL)",
+                "triples": "TrustGraph triples query output (JSONL)", "dump": "tg-dump-msgpack output (JSONL)",
+                "kgcore": "TrustGraph knowledge core (msgpack)", "tgx": "TrustGraph workspace export (.tgx)"}
 
 
 class InputError(Exception):
@@ -71,6 +74,10 @@ class Input:
     progress: Callable[[int], None] | None = None
     # For explain streams: the events, one (line, quads) at a time, so traces can be linted as they end.
     events: Callable[[], Iterator[tuple[int, list]]] | None = None
+    # What the format lost on the way out of TrustGraph (a losses.Loss), when it is known to lose anything.
+    loss: object | None = None
+    # The locator of a format that finds its own places (a member inside an archive).
+    custom_locator: Callable[[], Locator] | None = None
 
     def quads(self) -> Iterator[ox.Quad]:
         """The quads; iterate them inside ``with input.reading():`` to get InputError for bad input."""
@@ -106,6 +113,8 @@ class Input:
         return no_triples(self.name, self.format)
 
     def locator(self) -> Locator:
+        if self.custom_locator is not None:
+            return self.custom_locator()
         if self._lines is not None:
             return KnownLines(self._lines)
         if self.format in LINE_FORMATS:
