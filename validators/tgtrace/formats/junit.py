@@ -13,7 +13,8 @@ from collections import defaultdict
 from xml.etree import ElementTree as ET
 
 from ..model import Finding, Report
-from .common import plural, printable, shown_path
+from ..escaping import printable
+from .common import plural, shown_path
 
 NO_TRACE = "(outside any trace)"
 NO_FILE = "<input>"

@@ -7,6 +7,7 @@ import json
 from ..coverage import Coverage, statistics
 from ..explain import curie
 from ..model import Report
+from ..escaping import printable
 from .common import plural
 
 
@@ -45,7 +46,8 @@ def to_dict(report: Report) -> dict:
 
 
 def _terms(terms) -> str:
-    return ", ".join(curie(t) for t in terms) if terms else "none"
+    # Undeclared terms are the input's own IRIs.
+    return ", ".join(printable(curie(t)) for t in terms) if terms else "none"
 
 
 def coverage_lines(cover: Coverage) -> list[str]:

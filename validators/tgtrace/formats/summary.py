@@ -11,7 +11,8 @@ from collections import Counter
 from ..explain import curie
 from ..model import Report, Severity
 from ..rules import all_rules
-from .common import plural, printable
+from ..escaping import printable
+from .common import plural
 from .statistics import coverage_dict
 
 

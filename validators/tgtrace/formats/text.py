@@ -5,7 +5,8 @@ from __future__ import annotations
 from itertools import groupby
 
 from ..model import Report, Severity
-from .common import plural, printable, shown_path
+from ..escaping import printable
+from .common import plural, shown_path
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
