@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from xml.etree import ElementTree as ET
@@ -15,7 +14,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from conftest import EXAMPLES
-from formats_support import sarif_validator
+from fuzz import output_problem
 from tgtrace.formats import FORMATS
 
 TG = "https://trustgraph.ai/ns/"
@@ -26,9 +25,6 @@ HOSTILE = ("\x1b]0;pwned\x07\n::error file=src/app.py,line=1::FORGED\r\u202eevil
 # The same in a file name, with a byte that is not UTF-8.
 HOSTILE_NAME = os.fsdecode(b"evil\x1b]0;t\x07\xe2\x80\xae\n::warning::x\xff.json")
 SESSION = "urn:trustgraph:agent:ce3416ed-11d7-525f-adf1-8f83153e5791"
-# What no output may hold raw: C0 controls but the layout's line feed and tab, DEL, C1, the
-# bidi controls, the separators, U+FFFE and U+FFFF.
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufffe\uffff]")
 
 
 def tg_trace(*args, cwd) -> subprocess.CompletedProcess:
@@ -54,37 +50,13 @@ def hostile(tmp_path_factory):
     return folder
 
 
-def safe_text(data: bytes, where: str) -> str:
+def safe_text(data: bytes, where: str, fmt: str = "text") -> str:
     """The output as UTF-8 (strictly: a file name that is not UTF-8 must not leak a raw byte),
-    holding no unsafe character."""
+    holding no unsafe character and read by its consumer (tests/fuzz.py says how)."""
     text = data.decode("utf-8")
-    found = UNSAFE.search(text)
-    assert found is None, f"{where}: raw {found.group()!r} at {found.start()}: {text[max(0, found.start() - 80):found.start() + 20]!r}"
+    problem = output_problem(fmt, text)
+    assert problem is None, f"{where}: {problem}"
     return text
-
-
-def consume(fmt: str, text: str, where: str) -> None:
-    """Each output read by what reads it in CI."""
-    syntax = FORMATS[fmt].syntax if fmt in FORMATS else fmt
-    if syntax == "json":
-        document = json.loads(text)
-        if fmt == "sarif":
-            errors = sorted(sarif_validator().iter_errors(document), key=str)
-            assert not errors, f"{where}: {errors[0]}"
-    elif fmt in ("junit", "svg"):
-        ET.fromstring(text.encode("utf-8"))  # XML 1.0, strictly
-    elif fmt == "html":
-        assert "No diagram" not in text, where
-        svgs = re.findall(r"<svg\b.*?</svg>", text, flags=re.S)
-        assert svgs, where
-        for svg in svgs:
-            ET.fromstring(svg.encode("utf-8"))
-    elif fmt == "github":
-        # One workflow command per finding: nothing in the input starts a line of its own.
-        assert all(line.startswith(("::error ", "::warning ", "::notice ")) for line in text.splitlines()), text
-    else:
-        # No line is a workflow command: a runner reads them from standard output too.
-        assert not any(line.lstrip().startswith("::") for line in text.splitlines()), text
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
@@ -96,15 +68,14 @@ def test_every_format_shows_a_hostile_trace_safely(hostile, fmt):
     for result, where in ((to_stdout, "stdout"), (to_file, "-o")):
         assert result.returncode == 1, (fmt, where, result.stderr)
         safe_text(result.stderr, f"{fmt} {where} stderr")
-    consume(fmt, safe_text(to_stdout.stdout, f"{fmt} stdout"), f"{fmt} stdout")
-    consume(fmt, safe_text(out_file.read_bytes(), f"{fmt} -o"), f"{fmt} -o")
-    if FORMATS[fmt].statistics:
+    safe_text(to_stdout.stdout, f"{fmt} stdout", fmt)
+    safe_text(out_file.read_bytes(), f"{fmt} -o", fmt)
+    # Statistics are text, or JSON for json (github's are its annotations, then the text's).
+    if FORMATS[fmt].statistics and fmt != "github":
         statistics = tg_trace("lint", "--no-config", "--no-summary", "--format", fmt, "--statistics", HOSTILE_NAME,
                               cwd=hostile)
         assert statistics.returncode == 1, statistics.stderr
-        text = safe_text(statistics.stdout, f"{fmt} --statistics")
-        if fmt == "json":
-            json.loads(text)
+        safe_text(statistics.stdout, f"{fmt} --statistics", fmt)
 
 
 def test_the_hostile_text_is_still_there_escaped(hostile):
@@ -130,9 +101,7 @@ def test_show_and_list_show_a_hostile_trace_safely(hostile, fmt):
         result = tg_trace(command, "--no-config", "--format", fmt, HOSTILE_NAME, cwd=hostile)
         assert result.returncode == 1, result.stderr
         safe_text(result.stderr, f"{command} stderr")
-        text = safe_text(result.stdout, f"{command} {fmt}")
-        if fmt == "json":
-            json.loads(text)
+        safe_text(result.stdout, f"{command} {fmt}", "json" if fmt == "json" else "markdown")
 
 
 def test_graph_draws_a_hostile_trace(hostile):
@@ -143,10 +112,8 @@ def test_graph_draws_a_hostile_trace(hostile):
         assert result.returncode == 1, result.stderr
         safe_text(result.stderr, f"graph {target} stderr")
         data = result.stdout if target == "-" else (hostile / target).read_bytes()
-        text = safe_text(data, f"graph {target}")
-        if target != "drawing.dot":
-            consume("svg", text, f"graph {target}")
-            assert "\\x1b]0;pwned" in text and "AAAA" in text
+        text = safe_text(data, f"graph {target}", "markdown" if target == "drawing.dot" else "svg")
+        assert "\\x1b]0;pwned" in text and "AAAA" in text
 
 
 # Unreadable input whose parser's message quotes the hostile text: one escaped line, exit 2.
