@@ -44,6 +44,8 @@ def hostile(tmp_path_factory):
     for triple in triples:
         if triple["p"]["i"] in (TG + "terminationReason", TG + "query"):
             triple["o"]["v"] = HOSTILE
+        elif triple["p"]["i"] == "http://www.w3.org/ns/prov#startedAtTime":
+            triple["o"].update(v=HOSTILE, dt="http://www.w3.org/2001/XMLSchema#dateTime")
     decision = next(t for t in triples if t["p"]["i"] == TG + "pattern")
     triples.append({**decision, "p": {"t": "i", "i": TG + "action"}, "o": {"t": "l", "v": HOSTILE + "A" * 20_000}})
     (folder / HOSTILE_NAME).write_text(json.dumps(triples))
@@ -89,10 +91,19 @@ def test_the_hostile_text_is_still_there_escaped(hostile):
     assert {f["file"] for f in document["findings"]} == {HOSTILE_NAME}
 
 
+def test_the_reference_engine_writes_nothing_but_the_report(hostile):
+    # rdflib logged each literal that does not fit its datatype, with a traceback, on stderr.
+    result = tg_trace("lint", "--no-config", "--engine", "shacl", "--format", "json", HOSTILE_NAME, cwd=hostile)
+    assert result.returncode == 1 and result.stderr == b"", result.stderr[-2000:]
+    safe_text(result.stdout, "shacl json", "json")
+    assert "D003" in {finding["rule"] for finding in json.loads(result.stdout)["findings"]}
+
+
 def test_github_file_property_is_escaped(hostile):
     text = tg_trace("lint", "--no-config", "--format", "github", HOSTILE_NAME, cwd=hostile).stdout.decode()
-    (line,) = text.splitlines()
-    assert line.startswith("::error file=evil\\x1b]0;t\\x07\\u202e%0A%3A%3Awarning%3A%3Ax\\xff.json,line=1,")
+    lines = text.splitlines()
+    escaped = "::error file=evil\\x1b]0;t\\x07\\u202e%0A%3A%3Awarning%3A%3Ax\\xff.json,line=1,"
+    assert lines and all(line.startswith(escaped) for line in lines), lines
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
