@@ -99,6 +99,20 @@ def test_the_reference_engine_writes_nothing_but_the_report(hostile):
     assert "D003" in {finding["rule"] for finding in json.loads(result.stdout)["findings"]}
 
 
+def test_baseline_and_summary_files_are_safe(hostile):
+    # A baseline is reviewed in diffs; the summary lands on the run's page.
+    baseline, summary = hostile / f"{HOSTILE_NAME}.baseline.json", hostile / "summary.md"
+    recorded = tg_trace("lint", "--no-config", "--write-baseline", baseline.name, HOSTILE_NAME, cwd=hostile)
+    assert recorded.returncode == 0, recorded.stderr
+    assert "recorded" in safe_text(recorded.stderr, "--write-baseline stderr")
+    safe_text(baseline.read_bytes(), "baseline", "json")
+    result = tg_trace("lint", "--no-config", "--baseline", baseline.name, "--summary", summary.name, HOSTILE_NAME,
+                      cwd=hostile)
+    assert result.returncode == 0, result.stderr
+    assert "accepted by the baseline" in safe_text(result.stderr, "--baseline stderr")
+    safe_text(summary.read_bytes(), "summary", "markdown")
+
+
 def test_github_file_property_is_escaped(hostile):
     text = tg_trace("lint", "--no-config", "--format", "github", HOSTILE_NAME, cwd=hostile).stdout.decode()
     lines = text.splitlines()
