@@ -29,6 +29,8 @@ _UNSAFE_IN_LAYOUT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u
 # In a JSON text from json.dumps, C0 controls inside strings are already escaped; those left are
 # the document's own layout.
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+# ASCII a whole output may hold raw: the printable characters, line feed and tab.
+_SAFE_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # Longest run of input text echoed in a one-line message (a 16 MiB IRI in a parser's message).
 MESSAGE_LIMIT = 2000
@@ -54,8 +56,9 @@ def printable(text, lines: bool = False) -> str:
     if text is None:
         return ""
     text = str(text)
+    if text.isprintable():  # nearly every string: one scan in C (unsafe characters are not printable)
+        return text
     pattern = _UNSAFE_IN_LAYOUT if lines else UNSAFE
-    # Nearly every string is clean: one scan in C, no copy.
     return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
@@ -89,10 +92,14 @@ def json_text(document, indent: int | None = 2) -> str:
 def safe_json(text: str) -> str:
     """A JSON text (from json.dumps) with its unsafe characters, which only strings hold, as
     ``\\u`` escapes."""
+    if text.isascii():  # json.dumps escaped every ASCII control: a scan in C, no regex
+        return text.replace("\x7f", "\\u007f")
     return _UNSAFE_IN_JSON.sub(_json_escape, text) if _UNSAFE_IN_JSON.search(text) else text
 
 
 def safe_layout(text: str) -> str:
     """A whole rendered output (text, Markdown, XML, HTML, SVG) with any unsafe character left
     in it escaped, its own line breaks and tabs kept: the last guard before bytes are written."""
+    if text.isascii() and not text.encode("ascii").translate(None, _SAFE_ASCII):
+        return text  # a whole report in ASCII, checked in C
     return printable(text, lines=True)
