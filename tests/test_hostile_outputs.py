@@ -146,6 +146,8 @@ UNREADABLE = [
     ("context.jsonld", json.dumps({"@context": HOSTILE, "@id": "urn:a"}).encode()),
     ("type.jsonld", json.dumps({"@id": "urn:a", "@type": HOSTILE}).encode()),
     ("base.jsonld", json.dumps({"@context": {"@base": HOSTILE}, "@id": "urn:a"}).encode()),
+    ("import.jsonld", json.dumps({"@context": {"@import": HOSTILE}, "@id": "urn:a"}).encode()),
+    ("literal.ttl", f'<urn:a> <urn:p> "{HOSTILE}\n.'.encode()),
     ("about.rdf", ('<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
                    f'<rdf:Description rdf:about="urn:a{HOSTILE.replace(chr(0), "")}"><rdf:value>x</rdf:value>'
                    "</rdf:Description></rdf:RDF>").encode()),
