@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-from xml.etree import ElementTree as ET
 
 import pytest
 

@@ -6,8 +6,8 @@ as annotations on the pull request's diff, at that file and line.
 
 from __future__ import annotations
 
-from ..model import Finding, Report, Severity
 from ..escaping import printable
+from ..model import Finding, Report, Severity
 from .common import relative_path
 
 # GitHub has three annotation levels; "notice" is its informational one.

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from ..escaping import printable
 from ..model import Report, Severity
 from ..rules import all_rules
-from ..escaping import printable
 from .common import relative_path, repository_root
 from .sarif import fingerprint
 

@@ -13,11 +13,11 @@ import html
 import json
 import re
 
+from ..escaping import printable
 from ..explore import TraceView, views_of_report
 from ..model import Report, Severity
 from ..rules import all_rules
 from . import diagram
-from ..escaping import printable
 from .common import plural, shown_path
 
 _CSS = """

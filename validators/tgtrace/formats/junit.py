@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 from xml.etree import ElementTree as ET
 
-from ..model import Finding, Report
 from ..escaping import printable
+from ..model import Finding, Report
 from .common import plural, shown_path
 
 NO_TRACE = "(outside any trace)"

@@ -16,10 +16,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
+from ..escaping import printable
 from ..explain import explain_rule
 from ..model import Finding, Report, Severity
 from ..rules import DOCS_BASE, Rule, all_rules
-from ..escaping import printable
 from .common import relative_path, repository_root
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

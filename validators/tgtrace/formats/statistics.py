@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from ..coverage import Coverage, statistics
+from ..escaping import printable
 from ..explain import curie
 from ..model import Report
-from ..escaping import printable
 from .common import plural
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from ..model import Report, Severity
 from ..escaping import printable
+from ..model import Report, Severity
 from .common import plural, shown_path
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
