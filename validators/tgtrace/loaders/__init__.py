@@ -2,8 +2,9 @@
 
 Only this package knows input formats. Each input becomes an :class:`Input`
 (``base.py``) that builds its trace graph. pyoxigraph does the parsing: it is the only Python RDF parser that
-holds RDF 1.2 triple terms, it never fetches a JSON-LD context (none is
-registered) and it does not expand XML entities.
+holds RDF 1.2 triple terms and it never fetches a JSON-LD context (none is
+registered). It does expand the entities an XML DTD declares: RDF/XML that
+declares one is refused before it is parsed.
 """
 
 from __future__ import annotations
