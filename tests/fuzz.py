@@ -104,7 +104,9 @@ def hostile_name(seed: int, name: str) -> str:
         return name
     stem, suffix = os.path.splitext(name)
     pieces = [rng.choice(NAME_PIECES) for _ in range(rng.randint(1, 4))]
-    return stem + "".join(pieces) + suffix
+    # A name can also start like a workflow command: the text formats' lines start with it.
+    start = rng.choice(["", "", "::error::", ":"])
+    return start + stem + "".join(pieces) + suffix
 
 
 @lru_cache(maxsize=1)
@@ -188,7 +190,8 @@ def run(seed: int) -> str | None:
         problem = output_problem(fmt, render(report, fmt))
         where = f"its {fmt} output"
     except InputError as exc:
-        problem, where = output_problem("text", str(exc)), "its input error"
+        # As the command shows it, on standard error.
+        problem, where = output_problem("text", f"tg-trace: {exc}"), "its input error"
         if problem is None and "\n" in str(exc):
             problem = "more than one line"
     except Exception:  # anything else is a crash: report it with the case that made it

@@ -21,8 +21,8 @@ TG = "https://trustgraph.ai/ns/"
 # return, bidi overrides and isolates, NUL, a C1 control, what XML 1.0 forbids, a line separator.
 HOSTILE = ("\x1b]0;pwned\x07\n::error file=src/app.py,line=1::FORGED\r\u202eevil\u2066\u200f\x00\x85"
            "\ufffe\uffff\u2028")
-# The same in a file name, with a byte that is not UTF-8.
-HOSTILE_NAME = os.fsdecode(b"evil\x1b]0;t\x07\xe2\x80\xae\n::warning::x\xff.json")
+# The same in a file name, with a byte that is not UTF-8; it starts like a workflow command.
+HOSTILE_NAME = os.fsdecode(b"::error::evil\x1b]0;t\x07\xe2\x80\xae\n::warning::x\xff.json")
 SESSION = "urn:trustgraph:agent:ce3416ed-11d7-525f-adf1-8f83153e5791"
 
 
@@ -38,7 +38,9 @@ def hostile(tmp_path_factory):
     literals, whose IRIs carry bidi controls and a line separator, and whose decision carries a
     hostile tg:action longer than Graphviz takes in one label; under a hostile file name."""
     folder = tmp_path_factory.mktemp("hostile")
-    text = (EXAMPLES / "orchestrator-react-one-shot.json").read_text().replace(SESSION, SESSION + "\\u202e\\u2028")
+    # The session's IRI as `list` shortens it starts like a workflow command too.
+    hostile_session = SESSION.replace("urn:trustgraph:", "urn:trustgraph:::error::") + "\\u202e\\u2028"
+    text = (EXAMPLES / "orchestrator-react-one-shot.json").read_text().replace(SESSION, hostile_session)
     triples = json.loads(text)
     for triple in triples:
         if triple["p"]["i"] in (TG + "terminationReason", TG + "query"):
@@ -115,7 +117,7 @@ def test_baseline_and_summary_files_are_safe(hostile):
 def test_github_file_property_is_escaped(hostile):
     text = tg_trace("lint", "--no-config", "--format", "github", HOSTILE_NAME, cwd=hostile).stdout.decode()
     lines = text.splitlines()
-    escaped = "::error file=evil\\x1b]0;t\\x07\\u202e%0A%3A%3Awarning%3A%3Ax\\xff.json,line=1,"
+    escaped = "::error file=%3A%3Aerror%3A%3Aevil\\x1b]0;t\\x07\\u202e%0A%3A%3Awarning%3A%3Ax\\xff.json,line=1,"
     assert lines and all(line.startswith(escaped) for line in lines), lines
 
 
@@ -165,4 +167,4 @@ def test_parser_messages_reach_stderr_escaped(tmp_path, name, content):
         assert result.stdout == b""
         err = safe_text(result.stderr, name)
         (line,) = err.splitlines()
-        assert line.startswith("tg-trace: evil\\x1b]0;t\\x07\\u202e\\n::warning::x\\xff"), line
+        assert line.startswith("tg-trace: ::error::evil\\x1b]0;t\\x07\\u202e\\n::warning::x\\xff"), line

@@ -46,9 +46,12 @@ def _relative(file: str, root: str | None, cwd: str, workspace: str | None) -> s
 
 
 def shown_path(file: str | None, root: str | Path | None = None) -> str:
-    """The file as a report names it: relative to the root, made printable."""
+    """The file as a report names it: relative to the root, made printable. Lines of the text
+    formats start with it, and a CI runner reads a line that starts with "::" as a workflow
+    command: such a name is shown as ./::name, the same file."""
     path = relative_path(file, root)
-    return printable(path if path is not None else (file or "<input>"))
+    shown = printable(path if path is not None else (file or "<input>"))
+    return "./" + shown if shown.startswith(":") else shown
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:

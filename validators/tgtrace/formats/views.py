@@ -29,7 +29,8 @@ def short_iri(iri: str | None) -> str:
     if not iri:
         return ""
     text = iri.removeprefix("urn:trustgraph:").removeprefix("https://trustgraph.ai/")
-    return printable(_UUID.sub(r"\1", text))
+    # A row starts with it: what is left must not start like a workflow command ("::").
+    return printable(_UUID.sub(r"\1", text if not text.startswith(":") else iri))
 
 
 def _ms(value: int | None) -> str:
