@@ -168,3 +168,15 @@ def test_parser_messages_reach_stderr_escaped(tmp_path, name, content):
         err = safe_text(result.stderr, name)
         (line,) = err.splitlines()
         assert line.startswith("tg-trace: ::error::evil\\x1b]0;t\\x07\\u202e\\n::warning::x\\xff"), line
+
+
+def test_the_progress_bar_names_a_file_escaped():
+    # The bar (on standard error, in a terminal) showed the name raw and read it as rich markup.
+    bar = ("import sys\nfrom tgtrace.cli import ProgressBar\nbar = ProgressBar()\nbar.DELAY = 0\n"
+           "bar.update(sys.argv[1], 5, 10)\nbar.close()\n")
+    result = subprocess.run([sys.executable, "-c", bar, HOSTILE_NAME + "[bold]"], capture_output=True, timeout=60,
+                            env={**os.environ, "FORCE_COLOR": "1", "TTY_INTERACTIVE": "1"})
+    err = result.stderr.decode("utf-8")
+    assert result.returncode == 0, err
+    assert "::error::evil\\x1b]0;t\\x07\\u202e\\n::warning::x\\xff.json[bold]" in err
+    assert "\x1b]0;t" not in err and "\u202e" not in err
