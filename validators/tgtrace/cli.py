@@ -14,6 +14,7 @@ import click
 
 from . import api, config, explore, selfcheck
 from .baseline import Baseline, BaselineError
+from .escaping import message, printable
 from .explain import explain_rule, list_rules
 from .files import OutputError, refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit
@@ -39,7 +40,8 @@ class UsageProblem(click.ClickException):
     exit_code = 2
 
     def show(self, file=None) -> None:
-        click.echo(f"tg-trace: {self.format_message()}", err=True)
+        # Escaped here too, whatever raised it: a message may quote a path or the input.
+        click.echo(f"tg-trace: {message(self.format_message())}", err=True)
 
 
 class ProgressBar:
@@ -65,7 +67,8 @@ class ProgressBar:
             self._progress.start()
         task = self._tasks.get(name)
         if task is None:
-            task = self._tasks[name] = self._progress.add_task(name, total=total or None)
+            from rich.markup import escape
+            task = self._tasks[name] = self._progress.add_task(escape(printable(name)), total=total or None)
         self._progress.update(task, completed=done)
 
     def close(self) -> None:
@@ -107,7 +110,7 @@ class _Commands(click.Group):
             if ctx.obj and ctx.obj.get("debug"):
                 traceback.print_exc()
             first = (str(exc).splitlines() or [""])[0]
-            click.echo(f"tg-trace: internal error: {type(exc).__name__}: {first} (please report it at {ISSUES}; "
+            click.echo(f"tg-trace: internal error: {type(exc).__name__}: {message(first)} (please report it at {ISSUES}; "
                        "--debug shows the traceback)", err=True)
             sys.exit(3)
 
@@ -229,12 +232,12 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
 
     if settings.write_baseline:
         write_atomic(settings.write_baseline, Baseline.from_report(report).to_json())
-        click.echo(f"tg-trace: recorded {plural(len(report.findings), 'finding')} in {settings.write_baseline}",
-                   err=True)
+        click.echo(f"tg-trace: recorded {plural(len(report.findings), 'finding')} in "
+                   f"{printable(settings.write_baseline)}", err=True)
         sys.exit(0)
     if report.baselined or report.stale:
         click.echo(f"tg-trace: {plural(report.baselined, 'known finding')} accepted by the baseline "
-                   f"{settings.baseline}" + (f"; {plural(report.stale, 'recorded finding')} no longer "
+                   f"{printable(settings.baseline)}" + (f"; {plural(report.stale, 'recorded finding')} no longer "
                                              f"{'occurs' if report.stale == 1 else 'occur'}" if report.stale else ""),
                    err=True)
     emit(report, settings.output)

@@ -13,11 +13,12 @@ import html
 import json
 import re
 
+from ..escaping import printable
 from ..explore import TraceView, views_of_report
 from ..model import Report, Severity
 from ..rules import all_rules
 from . import diagram
-from .common import plural, printable, shown_path
+from .common import plural, shown_path
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2933;background:#fafafa}

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 from xml.etree import ElementTree as ET
 
+from ..escaping import printable
 from ..model import Finding, Report
-from .common import plural, printable, shown_path
+from .common import plural, shown_path
 
 NO_TRACE = "(outside any trace)"
 NO_FILE = "<input>"

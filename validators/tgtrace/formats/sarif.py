@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
+from ..escaping import printable
 from ..explain import explain_rule
 from ..model import Finding, Report, Severity
 from ..rules import DOCS_BASE, Rule, all_rules
@@ -28,8 +30,9 @@ FINGERPRINT_KEY = "tgTraceFinding/v2"
 
 
 def _file_uri(path: str) -> str:
-    # A URI reference: percent-encode what a URI cannot hold, keep the slashes.
-    return quote(path, safe="/")
+    # A URI reference: percent-encode what a URI cannot hold, keep the slashes. From the name's
+    # bytes, so that a file name that is not UTF-8 is its own bytes, percent-encoded.
+    return quote(os.fsencode(path), safe="/")
 
 
 def fingerprint(finding: Finding, path: str | None, occurrence: int) -> str:
@@ -38,7 +41,8 @@ def fingerprint(finding: Finding, path: str | None, occurrence: int) -> str:
     # count: code scanning merges results whose fingerprints are equal.
     parts = (finding.rule, finding.focus, finding.trace or "", path or "", finding.path or "",
              finding.value or "", str(occurrence))
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
+    # surrogatepass: a file name that is not UTF-8 still has a fingerprint.
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _descriptor(rule: Rule) -> dict:
@@ -102,7 +106,8 @@ def _result(finding: Finding, index: int, path: str | None, occurrence: int, tra
         "ruleId": finding.rule,
         "ruleIndex": index,
         "level": LEVELS[finding.severity],
-        "message": {"text": f"{finding.message} ({finding.focus})"},
+        # Shown to people as it is: made printable; the properties keep the exact values.
+        "message": {"text": f"{printable(finding.message)} ({printable(finding.focus)})"},
         "locations": [_location(finding, path)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding, path, occurrence)},
         "properties": properties,

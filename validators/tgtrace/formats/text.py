@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from ..escaping import printable
 from ..model import Report, Severity
-from .common import plural, printable, shown_path
+from .common import plural, shown_path
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 

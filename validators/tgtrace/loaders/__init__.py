@@ -2,8 +2,9 @@
 
 Only this package knows input formats. Each input becomes an :class:`Input`
 (``base.py``) that builds its trace graph. pyoxigraph does the parsing: it is the only Python RDF parser that
-holds RDF 1.2 triple terms, it never fetches a JSON-LD context (none is
-registered) and it does not expand XML entities.
+holds RDF 1.2 triple terms and it never fetches a JSON-LD context (none is
+registered). It does expand the entities an XML DTD declares: RDF/XML that
+declares one is refused before it is parsed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import errno
 import io
 import json
 import os
+import re
 import select
 import stat
 import sys
@@ -77,7 +79,10 @@ def _parse_json(name: str, data: bytes | str, line: int | None = None):
         return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         where = line if line is not None else getattr(exc, "lineno", None)
-        raise InputError(name, where, f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+        # The position's line is the message's line; its column is kept (the message alone,
+        # "Unterminated string starting at", says nothing without it).
+        problem = f"{exc.msg}: column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise InputError(name, where, f"invalid JSON: {problem}") from None
     except ValueError as exc:  # an integer longer than Python converts (4300 digits)
         raise InputError(name, line, f"invalid JSON: {str(exc).split(';')[0]}") from None
     except RecursionError:
@@ -321,19 +326,40 @@ def _starts_with_bom(path: Path) -> bool:
         return handle.read(3) == BOM
 
 
+# A DTD or entity declaration, in any case: pyoxigraph's XML reader takes a DOCTYPE in any
+# case and anywhere in the document (after the root element too) and expands its entities.
+_DTD = re.compile(rb"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
+_DTD_CHUNK = 1 << 20
+
+
 def _refuse_dtd(name: str, source: Path | bytes) -> None:
-    """RDF/XML with a DTD is refused before parsing: entities declared there would be expanded
-    (a billion-laughs document grows to gigabytes). Only the prolog, before the root element,
-    can hold a DTD, so only it is read."""
-    head = source[:1 << 16] if isinstance(source, bytes) else _read_head(source, 1 << 16)
-    prolog = head.split(b"<rdf:", 1)[0]
-    if b"<!DOCTYPE" in prolog.upper() or b"<!ENTITY" in head.upper():
-        raise InputError(name, None, "declares a DTD (<!DOCTYPE or <!ENTITY): refused, so that no entity is expanded")
+    """RDF/XML that declares a DTD or an entity anywhere is refused before parsing: entities
+    would be expanded (a billion-laughs document grows to gigabytes). The whole input is
+    scanned, a chunk at a time (a declaration in a comment or CDATA section is refused too:
+    no RDF/XML trace needs one)."""
+    if isinstance(source, bytes):
+        found = _DTD.search(source)
+        line = source.count(b"\n", 0, found.start()) + 1 if found else None
+    else:
+        line = _dtd_line(source)
+    if line is not None:
+        raise InputError(name, line, "declares a DTD or an entity (<!DOCTYPE or <!ENTITY): refused, so that no "
+                                     "entity is expanded")
 
 
-def _read_head(path: Path, size: int) -> bytes:
+def _dtd_line(path: Path) -> int | None:
+    """The line of the first DTD or entity declaration of a file, read a chunk at a time."""
+    overlap = len(b"<!DOCTYPE") - 1  # a declaration cut by a chunk's end is found in the next
+    lines, tail = 0, b""
     with open(path, "rb") as handle:
-        return handle.read(size)
+        while chunk := handle.read(_DTD_CHUNK):
+            window = tail + chunk
+            found = _DTD.search(window)
+            if found:
+                return lines + window.count(b"\n", 0, found.start()) + 1
+            tail = window[-overlap:]
+            lines += window.count(b"\n") - tail.count(b"\n")
+    return None
 
 
 def read_stdin(limit: int = MAX_STDIN_BYTES, timeout: float = STDIN_TIMEOUT) -> bytes:

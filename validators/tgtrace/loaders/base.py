@@ -15,6 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 import pyoxigraph as ox
 
+from ..escaping import message, printable
 from ..graph import KnownLines, Locator, TraceGraph, syntax_message
 
 RDF_FORMATS = {
@@ -35,12 +36,13 @@ FORMAT_NAMES = {"nquads": "N-Quads", "ntriples": "N-Triples", "turtle": "Turtle"
 
 
 class InputError(Exception):
-    """Unreadable input: one line naming the file, the line and what is wrong."""
+    """Unreadable input: one line naming the file, the line and what is wrong. The name and the
+    problem (a parser's message quotes the input) are escaped and bounded here, once."""
 
     def __init__(self, name: str, line: int | None, problem: str):
         self.name, self.line, self.problem = name, line, problem
-        where = f"{_printable(name)}:{line}" if line else _printable(name)
-        super().__init__(f"{where}: {problem}")
+        where = f"{printable(name)}:{line}" if line else printable(name)
+        super().__init__(f"{where}: {message(problem)}")
 
     def __reduce__(self):
         # Raised in -j worker processes: it must cross back to the parent intact.
@@ -50,11 +52,6 @@ class InputError(Exception):
 def no_triples(name: str, fmt: str) -> InputError:
     """The error of an input from which no triple was read."""
     return InputError(name, None, f"holds no triples ({FORMAT_NAMES.get(fmt, fmt)} read)")
-
-
-def _printable(name: str) -> str:
-    """A file name as one printable line: control characters escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 @dataclass
@@ -91,7 +88,7 @@ class Input:
         except SyntaxError as exc:
             raise InputError(self.name, exc.lineno, syntax_message(exc)) from None
         except (ValueError, OSError) as exc:
-            raise InputError(self.name, None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+            raise InputError(self.name, None, str(exc) or type(exc).__name__) from None
         except MemoryError:
             # pyoxigraph's parsers stop at a token (a literal, an IRI) longer than their buffer.
             raise InputError(self.name, None, "a single token (literal or IRI) is too long to parse "
