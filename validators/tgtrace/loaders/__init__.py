@@ -362,6 +362,11 @@ def _dtd_line(path: Path) -> int | None:
     return None
 
 
+def _read_head(path: Path, size: int) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(size)
+
+
 def read_stdin(limit: int = MAX_STDIN_BYTES, timeout: float = STDIN_TIMEOUT) -> bytes:
     """Standard input, read in chunks up to ``limit`` bytes (a runaway producer is stopped);
     a terminal is refused and a pipe that sends nothing for ``timeout`` seconds is given up."""
