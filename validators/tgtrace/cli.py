@@ -618,8 +618,6 @@ def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout,
         session = watching.Watch(connection, settings, found, notice, collection=collection,
                                  quiet=quiet_period, timeout=trace_timeout, record=recording,
                                  name=record or f"<flow {connection.flow}>")
-        notice(f"watching flow {connection.flow!r} of workspace {connection.workspace!r} at {connection.shown}"
-               + (f", collection {collection!r}" if collection else ""))
         tally = watching.run(session)
     finally:
         if recording is not None:

@@ -146,6 +146,8 @@ class Watch:
         await check_flow(self.connection)
         export = Export(self.connection)
         await export.open()
+        self.notice(f"{self.connection.shown}: watching flow {self.connection.flow!r} of workspace "
+                    f"{self.connection.workspace!r}" + (f", collection {self.collection!r}" if self.collection else ""))
         queue: asyncio.Queue = asyncio.Queue(maxsize=64)
         tick = max(0.05, min(self.quiet, self.timeout) / 4)
         loop = asyncio.get_running_loop()
