@@ -18,7 +18,10 @@ found by its name in the module), then take ``trustgraph`` as a test's argument.
   document node, in the default graph, is one message as the librarian writes it;
 - ``stop_gateway()`` / ``start_gateway()``: stop, then restart only the api-gateway (same port);
   ``start_gateway`` returns once it serves the flow again;
+- ``query(request)``: POSTs a request to the flow's triples service, returns the gateway's JSON;
 - ``logs()``: the tail of every process's log, for a failure message.
+
+Every method is synchronous, and may be called from a test that runs an event loop.
 
 What runs: RabbitMQ (Debian's ``rabbitmq-server``, a private node: its own node name, epmd, ports
 and directories, no plugins), TrustGraph's ``processor-group`` twice (config-svc first, as the other
@@ -31,8 +34,8 @@ default graph only, ``"*"`` nothing; results come sorted by (graph, s, p, o); a 
 defaults to a limit of 10000. The workspace is created, a blueprint put and flow ``default``
 started through the gateway with TrustGraph's own CLI functions.
 
-The fixture skips only where ``rabbitmq-server`` is not installed; any other failure to start is
-an error carrying the processes' logs. Teardown kills every process and removes the temporary
+The fixture skips only where ``rabbitmq-server`` is not installed (and fails there in CI, as
+``docs_support.require`` does); any other failure to start is an error carrying the processes' logs. Teardown kills every process and removes the temporary
 directory, also after a failure.
 """
 
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
 import json
 import os
 import shutil
@@ -54,6 +58,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from docs_support import require
 
 HERE = Path(__file__).resolve().parent
 # Debian's /usr/sbin/rabbitmq-server only lets root or the rabbitmq user run it, and then as the
@@ -88,6 +94,16 @@ BLUEPRINT = {
 
 class RigError(RuntimeError):
     """The deployment did not start or did not do what was asked; the message has the logs."""
+
+
+def _run(coroutine):
+    """Run a coroutine to its end, also when called from a test that is itself in an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _free_port() -> int:
@@ -323,7 +339,7 @@ class TrustGraph:
                 declared = await channel.declare_queue(queue, passive=True)
                 return declared.declaration_result.consumer_count
 
-        return asyncio.run(count()) > 0
+        return _run(count()) > 0
 
     def _create_workspace(self) -> bool:
         from trustgraph.cli._iam import call_iam
@@ -383,7 +399,7 @@ class TrustGraph:
     def publish(self, events: list[dict], collection: str) -> None:
         with self.stored_log.open(encoding="utf-8") as f:
             already = sum(1 for _ in f)
-        asyncio.run(self._send(events, collection))
+        _run(self._send(events, collection))
         wanted = collections.Counter(e["id"] for e in events)
 
         def stored() -> bool:
@@ -428,9 +444,9 @@ class TrustGraph:
 
 @pytest.fixture(scope="session")
 def trustgraph():
-    if not RABBITMQ_SERVER.exists() and not shutil.which("rabbitmq-server"):
-        pytest.skip("rabbitmq-server is not installed (apt-get install rabbitmq-server): "
-                    "the TrustGraph gateway tests need it")
+    require(RABBITMQ_SERVER.exists() or bool(shutil.which("rabbitmq-server")),
+            "rabbitmq-server is not installed (apt-get install rabbitmq-server): "
+            "the tests against a running TrustGraph need it")
     if not RABBITMQ_SERVER.exists():
         raise RigError(f"rabbitmq-server is installed but {RABBITMQ_SERVER} is missing")
     root = Path(tempfile.mkdtemp(prefix="tg-rig-"))

@@ -65,6 +65,18 @@ def test_graph_semantics_of_the_triples_service(trustgraph):  # noqa: F811
     found = trustgraph.query({"collection": collection, "limit": 100000})["response"]
     assert {key(t) for t in found} == everything
     assert len(trustgraph.query({"collection": collection, "limit": 7})["response"]) == 7
+    # Streaming: batches of batch-size, the last one shorter; limit cuts the scan in the store's order.
+    from trustgraph.api import Api
+
+    api = Api(trustgraph.url, token=trustgraph.token, workspace=trustgraph.workspace)
+    try:
+        flow = api.socket().flow(trustgraph.flow)
+        batches = [b for b in flow.triples_query_stream(collection=collection, limit=100000, batch_size=7) if b]
+        cut = [t for b in flow.triples_query_stream(collection=collection, limit=30, batch_size=7) for t in b]
+    finally:
+        api.close()
+    assert {len(b) for b in batches[:-1]} == {7} and 0 < len(batches[-1]) <= 7
+    assert [t for b in batches for t in b][:30] == cut
     # Collections are kept apart.
     assert tg_query_graph(trustgraph, f"empty-{uuid.uuid4().hex[:8]}") == []
 
