@@ -170,20 +170,33 @@ def _connection(api_url, token, workspace, flow_id):
 
 
 class _PullProgress:
-    """Triples received so far, on standard error, once a pull has taken a second."""
+    """Triples received so far, on standard error, once a pull has taken a second (the total is
+    unknown until the gateway's last batch)."""
 
     def __init__(self, enabled: bool) -> None:
-        self._bar = ProgressBar() if enabled else None
+        self._enabled = enabled
+        self._started = time.monotonic()
+        self._progress = None
         self.done = 0
 
     def __call__(self, count: int) -> None:
         self.done += count
-        if self._bar is not None:
-            self._bar.update("pulling triples", self.done, 0)
+        if not self._enabled:
+            return
+        if self._progress is None:
+            if time.monotonic() - self._started < ProgressBar.DELAY:
+                return
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+            self._progress = Progress(SpinnerColumn(), TextColumn("pulling: {task.completed:,} triples"),
+                                      TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task("pull", total=None)
+        self._progress.update(self._task, completed=self.done)
 
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+        if self._progress is not None:
+            self._progress.stop()
 
 
 def _pull(connection, collection, limit, progress):
