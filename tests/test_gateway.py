@@ -8,10 +8,12 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -131,12 +133,18 @@ def test_a_wrong_token_is_one_line_exit_2(trustgraph, published):
     assert "refused the token (HTTP 401)" in line and "wrong" not in line
     line = one_line(*run("lint", "-u", trustgraph.url, "-t", "wrong", "-C", collections["faulty"]))
     assert "401" in line
+    line = one_line(*run("watch", "-u", trustgraph.url, "-t", "wrong"))
+    assert "refused the token (HTTP 401)" in line
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def test_a_wrong_url_is_one_line_exit_2(trustgraph):
-    with __import__("socket").socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     line = one_line(*run("pull", "-u", f"http://127.0.0.1:{port}/", "-t", trustgraph.token))
     assert line == f"tg-trace: http://127.0.0.1:{port}/: cannot reach the gateway (connection refused)"
 
@@ -155,6 +163,10 @@ def test_unknown_workspace_flow_and_collection_are_one_line_exit_2(trustgraph, p
     assert "knows no workspace 'nowhere'" in line
     line = one_line(*run("pull", *connection(trustgraph), "-f", "nosuch"))
     assert "knows no flow 'nosuch'" in line
+    line = one_line(*run("watch", *connection(trustgraph), "-f", "nosuch"))
+    assert "knows no flow 'nosuch'" in line
+    line = one_line(*run("watch", *connection(trustgraph), "-w", "nowhere"))
+    assert "knows no workspace 'nowhere'" in line
     line = one_line(*run("pull", *connection(trustgraph), "-C", "never-written"))
     assert "collection 'never-written'" in line and "holds no explainability triples" in line
 
@@ -194,8 +206,8 @@ class Watch:
     def notice(self, text: str, timeout: float = 30.0) -> str:
         return self.wait_for(self.err, self.seen_err, text, timeout)
 
-    def stop(self) -> tuple[int, list[str], list[str]]:
-        self.process.send_signal(signal.SIGINT)
+    def stop(self, sent=signal.SIGINT) -> tuple[int, list[str], list[str]]:
+        self.process.send_signal(sent)
         status = self.process.wait(20)
         time.sleep(0.2)  # the reader threads drain the pipes
         while not self.out.empty():
@@ -214,9 +226,20 @@ class Watch:
 BINDING = 2.0
 
 
+def scrape(port: int) -> dict:
+    """The samples tg-trace serves to Prometheus, read with Prometheus' own parser."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
 def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_sigint(trustgraph):
     watched = collection()
-    watch = Watch(trustgraph, "-C", watched, "--format", "jsonl", "--quiet-period", "1")
+    port = free_port()
+    watch = Watch(trustgraph, "-C", watched, "--format", "jsonl", "--quiet-period", "1", "--metrics", str(port))
     try:
         watch.notice("watching flow")
         time.sleep(BINDING)
@@ -227,6 +250,10 @@ def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_
         reported = watch.finding('"M001"')
         expected = api.lint(faulty).findings[0]
         assert (reported["rule"], reported["focus"], reported["severity"]) == (expected.rule, expected.focus, "error")
+        samples = scrape(port)
+        assert samples[("tgtrace_findings_total", (("rule", "M001"), ("severity", "error")))] == 1
+        assert samples[("tgtrace_traces_total", (("outcome", "clean"),))] == 1
+        assert samples[("tgtrace_traces_total", (("outcome", "findings"),))] == 1
         status, stdout, stderr = watch.stop()
     finally:
         watch.kill()
@@ -237,7 +264,7 @@ def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_
     assert trustgraph.token not in "\n".join(stdout + stderr)
 
 
-def test_watch_reconnects_when_the_gateway_restarts_and_reports_the_next_faulty_trace(trustgraph, tmp_path):
+def test_watch_reconnects_when_the_gateway_restarts_reports_the_next_faulty_trace_and_stops_on_sigterm(trustgraph, tmp_path):
     watched = collection()
     record = tmp_path / "seen.jsonl"
     watch = Watch(trustgraph, "-C", watched, "--format", "jsonl", "--quiet-period", "1", "--record", str(record))
@@ -251,7 +278,7 @@ def test_watch_reconnects_when_the_gateway_restarts_and_reports_the_next_faulty_
         faulty = faulty_trace()
         trustgraph.publish(group_events(faulty), watched)
         reported = watch.finding('"M001"')
-        status, stdout, stderr = watch.stop()
+        status, stdout, stderr = watch.stop(signal.SIGTERM)
     finally:
         watch.kill()
         trustgraph.start_gateway()

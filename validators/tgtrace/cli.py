@@ -592,11 +592,14 @@ def pull(collection, output_file, limit, progress, api_url, token, workspace, fl
 @click.option("--record", type=click.Path(dir_okay=False), default=None,
               help="Append what was kept (the explainability events) to this file as an explain stream "
               "(JSON lines, lintable with tg-trace lint); findings then name its lines.")
+@click.option("--metrics", "metrics_address", default=None, metavar="[HOST:]PORT",
+              help="Serve Prometheus metrics (findings per rule and severity, traces, frames) at "
+              "http://HOST:PORT/metrics; HOST defaults to 127.0.0.1. Needs pip install 'trustgraph-ontology[metrics]'.")
 @click.option("--color/--no-color", default=None, help="Colour the text format. Default: on a terminal.")
 @_config_options
 @_connection_options
-def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout, record, color, config_file,
-          no_config, api_url, token, workspace, flow_id) -> None:
+def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout, record, metrics_address, color,
+          config_file, no_config, api_url, token, workspace, flow_id) -> None:
     """Watch a flow of a running TrustGraph and lint each trace as it completes: subscribes to the
     flow's live export of triples, keeps the explainability graphs, prints each finding as it is
     found, and reconnects when the gateway goes away. Stop it with Ctrl-C or SIGTERM: it prints a
@@ -626,15 +629,28 @@ def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout,
     def notice(text: str) -> None:
         click.echo(f"tg-trace: {printable(text)}", err=True)
 
-    recording = open(record, "a", encoding="utf-8") if record else None
+    metrics = None
+    if metrics_address:
+        from .formats.metrics import Metrics, MetricsError  # prometheus_client, for --metrics only
+        try:
+            metrics = Metrics()
+            metrics.serve(metrics_address)
+        except MetricsError as exc:
+            raise UsageProblem(str(exc)) from None
+    try:
+        recording = open(record, "a", encoding="utf-8") if record else None
+    except OSError as exc:
+        raise UsageProblem(f"{printable(record)}: --record cannot be written ({exc.strerror or exc})") from None
     try:
         session = watching.Watch(connection, settings, found, notice, collection=collection,
-                                 quiet=quiet_period, timeout=trace_timeout, record=recording,
+                                 quiet=quiet_period, timeout=trace_timeout, record=recording, metrics=metrics,
                                  name=record or f"<flow {connection.flow}>")
         tally = watching.run(session)
     finally:
         if recording is not None:
             recording.close()
+        if metrics is not None:
+            metrics.close()
     counts = ", ".join(plural(tally.counts[s], str(s)) if s.name != "INFO" else f"{tally.counts[s]} info"
                        for s in sorted(tally.counts, reverse=True))
     notice(f"watched {plural(tally.frames, 'frame')}: {plural(tally.linted, 'trace')} linted "

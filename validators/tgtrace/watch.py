@@ -135,6 +135,7 @@ class Watch:
     quiet: float = 5.0
     timeout: float = 600.0
     record: object = None  # a text file the kept frames are appended to, as an explain stream
+    metrics: object = None  # a formats.metrics.Metrics to count frames, traces and findings in
     name: str = "<export>"
     tally: Tally = field(default_factory=Tally)
 
@@ -192,6 +193,8 @@ class Watch:
 
     def _frame(self, frame, now: float) -> None:
         self.tally.frames += 1
+        if self.metrics is not None:
+            self.metrics.frame()
         if self.collection is not None and frame.collection != self.collection:
             return
         triples = kept_triples(frame.triples)
@@ -224,10 +227,14 @@ class Watch:
                                 f"left pointing outside it, {self.timeout:g} seconds after its last event")
                 if not result.findings:
                     self.tally.clean += 1
+                if self.metrics is not None:
+                    self.metrics.trace(clean=not result.findings, complete=complete)
                 for finding in sorted(result.findings, key=lambda f: (f.line or 0, f.rule, f.focus)):
                     self.tally.counts[finding.severity] += 1
                     if self.tally.worst is None or finding.severity > self.tally.worst:
                         self.tally.worst = finding.severity
+                    if self.metrics is not None:
+                        self.metrics.finding(finding)
                     self.found(finding)
 
     @property
