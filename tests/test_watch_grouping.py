@@ -8,8 +8,8 @@ import json
 
 from conftest import EXAMPLES
 from tgtrace.api import check_graph, lint
-from tgtrace.loaders.wire import triples_to_quads
-from tgtrace.watch import LiveTraces, kept_triples
+from tgtrace.gateway import Frame, kept_triples
+from tgtrace.watch import LiveTraces
 
 QUIET, TIMEOUT = 5.0, 600.0
 
@@ -27,7 +27,7 @@ def feed(traces: LiveTraces, batches, start: float = 0.0) -> float:
     now = start
     for line, triples in enumerate(batches, start=1):
         now += 0.1
-        traces.add(line, triples_to_quads(kept_triples(triples)), now)
+        traces.add(line, Frame("id", "c", triples).explainability().quads("<export>"), now)
     return now
 
 

@@ -31,6 +31,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from .graph import DERIVED, GENERATED, OWNING
 from .loaders.base import InputError, _printable
 from .loaders.wire import WireError, triples_to_quads
+from .namespaces import RDF_TYPE, TG
 
 DEFAULT_URL = "http://localhost:8888/"
 DEFAULT_WORKSPACE = "default"
@@ -371,6 +372,41 @@ class Frame:
     id: str
     collection: str
     triples: list  # wire triples, as the gateway sent them
+
+    def explainability(self) -> "Frame":
+        """The frame with its explainability triples only, and the default graph's nodes a trace
+        links to (extraction's documents); the extracted knowledge is left out."""
+        return Frame(self.id, self.collection, kept_triples(self.triples))
+
+    def quads(self, where: str) -> list[ox.Quad]:
+        try:
+            return triples_to_quads(self.triples)
+        except WireError as exc:
+            raise GatewayError(where, f"sent a malformed export frame: {exc.problem}") from None
+
+    def explain_event(self) -> dict:
+        """The frame as an explain event (a line of an explain stream, which tg-trace lint reads)."""
+        return {"message_type": "explain", "explain_id": self.id, "collection": self.collection,
+                "explain_triples": self.triples}
+
+
+# Extraction writes the document node itself to the default graph, beside the extracted facts:
+# of the default graph only such nodes are kept (a trace links to them).
+KEPT_DEFAULT_TYPES = frozenset({TG + "Document"})
+
+
+def kept_triples(triples: list) -> list:
+    """The explainability triples of a frame, and the default graph's nodes of KEPT_DEFAULT_TYPES."""
+    kept_subjects = {json.dumps(t.get("s"), sort_keys=True) for t in triples if isinstance(t, dict)
+                     and not t.get("g") and _is_type(t, KEPT_DEFAULT_TYPES)}
+    return [t for t in triples if isinstance(t, dict) and (
+        t.get("g") in EXPLAIN_GRAPHS
+        or (not t.get("g") and kept_subjects and json.dumps(t.get("s"), sort_keys=True) in kept_subjects))]
+
+
+def _is_type(triple: dict, classes: frozenset) -> bool:
+    p, o = triple.get("p"), triple.get("o")
+    return isinstance(p, dict) and p.get("i") == RDF_TYPE and isinstance(o, dict) and o.get("i") in classes
 
 
 def parse_frame(data: dict, where: str) -> Frame:

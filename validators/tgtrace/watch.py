@@ -1,7 +1,8 @@
 """Lint a flow's traces as TrustGraph writes them: the live export, grouped into traces.
 
 Each frame of the export is one message of the flow's triples-store queue (one explain event
-of a service). The explainability graphs are kept, the extracted knowledge is not; triples
+of a service). The explainability graphs are kept, the extracted knowledge is not
+(``gateway.Frame``); triples
 join the trace of every node they link to, as in an explain stream (``stream.py``). A trace
 is linted once it is complete (each root Question has its terminal answer, every derivation
 points inside the trace) and nothing more has arrived for it for a quiet period: a late event
@@ -21,18 +22,12 @@ from typing import Callable, Iterator
 import pyoxigraph as ox
 
 from .api import check_graph
-from .gateway import EXPLAIN_GRAPHS, Connection, Export, GatewayError, Unreachable, check_flow
-from .graph import TraceGraph
-from .loaders.wire import WireError, triples_to_quads
+from .gateway import Connection, Export, GatewayError, Unreachable, check_flow
+from .graph import TraceGraph, key
 from .model import Finding, Severity
-from .namespaces import RDF_TYPE, TG
 from .settings import Settings
 from .stream import CHAIN, LINKS, StreamLinter, _complete
-from .graph import key
 
-# Extraction writes the document node itself to the default graph, beside the extracted facts:
-# of the default graph only such nodes are kept (a trace links to them).
-KEPT_DEFAULT_TYPES = frozenset({TG + "Document"})
 # Reconnection waits grow from the first to the last, then stay there.
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 
@@ -92,20 +87,6 @@ def _finished(graph: TraceGraph) -> bool:
         return _complete(graph)
     return all(target in graph.out for props in graph.out.values() for predicate in CHAIN
                for target in props.get(predicate, ()))
-
-
-def kept_triples(triples: list) -> list:
-    """The explainability triples of a frame, and the default graph's nodes a trace links to."""
-    kept_subjects = {json.dumps(t.get("s"), sort_keys=True) for t in triples if isinstance(t, dict)
-                     and not t.get("g") and _is_type(t, KEPT_DEFAULT_TYPES)}
-    return [t for t in triples if isinstance(t, dict) and (
-        t.get("g") in EXPLAIN_GRAPHS
-        or (not t.get("g") and kept_subjects and json.dumps(t.get("s"), sort_keys=True) in kept_subjects))]
-
-
-def _is_type(triple: dict, classes: frozenset) -> bool:
-    p, o = triple.get("p"), triple.get("o")
-    return (isinstance(p, dict) and p.get("i") == RDF_TYPE and isinstance(o, dict) and o.get("i") in classes)
 
 
 @dataclass
@@ -197,17 +178,12 @@ class Watch:
             self.metrics.frame()
         if self.collection is not None and frame.collection != self.collection:
             return
-        triples = kept_triples(frame.triples)
-        if not triples:
+        frame = frame.explainability()
+        if not frame.triples:
             return
-        try:
-            quads = triples_to_quads(triples)
-        except WireError as exc:
-            raise GatewayError(self.connection.shown, f"sent a malformed export frame: {exc.problem}") from None
+        quads = frame.quads(self.connection.shown)
         if self.record is not None:
-            event = {"message_type": "explain", "explain_id": frame.id, "collection": frame.collection,
-                     "explain_triples": triples}
-            self.record.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.record.write(json.dumps(frame.explain_event(), ensure_ascii=False) + "\n")
             self.record.flush()
         self._line += 1
         traces = self.traces.get(frame.collection)
