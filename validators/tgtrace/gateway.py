@@ -58,7 +58,7 @@ class GatewayError(InputError):
         super().__init__(where, None, _printable(problem))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Connection:
     """Where the gateway is and who we are to it (TrustGraph's CLI options and variables)."""
 
@@ -81,6 +81,10 @@ class Connection:
         parts = urlsplit(self.url)
         if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
             raise GatewayError(self.shown, "is not a gateway URL (http://host:port/ or https://...)")
+
+    def __repr__(self) -> str:
+        # A URL may carry credentials too (user:password@, ?token=): a traceback shows neither.
+        return f"Connection(url={self.shown!r}, workspace={self.workspace!r}, flow={self.flow!r})"
 
     @property
     def shown(self) -> str:

@@ -165,6 +165,9 @@ class Watch:
             except TimeoutError:
                 pass
             try:
+                # A restarted gateway accepts the export's socket before it knows the flow again, and
+                # then closes it: the flow is asked for first.
+                await check_flow(self.connection)
                 await export.open()
             except GatewayError:
                 continue
@@ -188,7 +191,9 @@ class Watch:
         self._line += 1
         traces = self.traces.get(frame.collection)
         if traces is None:
-            traces = self.traces[frame.collection] = LiveTraces(self.name)
+            # Findings name the recording (whose lines they give), else the flow and collection.
+            name = self.name if self.record is not None else f"<flow {self.connection.flow} collection {frame.collection}>"
+            traces = self.traces[frame.collection] = LiveTraces(name)
         traces.add(self._line, quads, now)
 
     def _lint_due(self, now: float) -> None:
@@ -199,7 +204,7 @@ class Watch:
                 if not complete:
                     self.tally.incomplete += 1
                     roots = ", ".join(sorted(result.traces)) or "a group of explain events without a Question"
-                    self.notice(f"{self.name}: trace {roots} never completed: no final answer, or a derivation "
+                    self.notice(f"{traces.name}: trace {roots} never completed: no final answer, or a derivation "
                                 f"left pointing outside it, {self.timeout:g} seconds after its last event")
                 if not result.findings:
                     self.tally.clean += 1
