@@ -300,7 +300,8 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
         cluster.require(settings.cluster)
         settings = replace(settings, one_capture=True)
     # On a cluster, URLs and globs are the workers' to read; local files are still never overwritten.
-    local = [p for p in paths if isinstance(p, str) and p != "-" and not (settings.cluster and ("://" in p or any(c in p for c in "*?[")))]
+    local = [p for p in paths if isinstance(p, str) and p != "-"
+             and not (settings.cluster and ("://" in p or any(c in p for c in "*?[")))]
     refuse_inputs({"-o": output.file, "--summary": output.summary, "--write-baseline": settings.write_baseline},
                   expand_paths(local))
     if settings.write_baseline:
@@ -594,7 +595,8 @@ def pull(collection, output_file, limit, progress, api_url, token, workspace, fl
               "(JSON lines, lintable with tg-trace lint); findings then name its lines.")
 @click.option("--metrics", "metrics_address", default=None, metavar="[HOST:]PORT",
               help="Serve Prometheus metrics (findings per rule and severity, traces, frames) at "
-              "http://HOST:PORT/metrics; HOST defaults to 127.0.0.1. Needs pip install 'trustgraph-ontology[metrics]'.")
+              "http://HOST:PORT/metrics; HOST defaults to 127.0.0.1. "
+              "Needs pip install 'trustgraph-ontology[metrics]'.")
 @click.option("--color/--no-color", default=None, help="Colour the text format. Default: on a terminal.")
 @_config_options
 @_connection_options
@@ -611,7 +613,7 @@ def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout,
     from . import watch as watching  # imports the gateway module (websockets) for this command only
     settings = config.resolve(config_file, no_config, select=_split(select) or None,
                               ignore=_split(ignore) or None, fail_on=fail_on)
-    fmt = fmt or ("github" if default_format() == "github" else "text")
+    fmt = fmt or default_format()
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     color = bool(color) and fmt == "text"
@@ -629,19 +631,19 @@ def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout,
     def notice(text: str) -> None:
         click.echo(f"tg-trace: {printable(text)}", err=True)
 
-    metrics = None
-    if metrics_address:
-        from .formats.metrics import Metrics, MetricsError  # prometheus_client, for --metrics only
-        try:
-            metrics = Metrics()
-            metrics.serve(metrics_address)
-        except MetricsError as exc:
-            raise UsageProblem(str(exc)) from None
     try:
         recording = open(record, "a", encoding="utf-8") if record else None
     except OSError as exc:
         raise UsageProblem(f"{printable(record)}: --record cannot be written ({exc.strerror or exc})") from None
+    metrics = None
     try:
+        if metrics_address:
+            from .formats.metrics import Metrics, MetricsError  # prometheus_client, for --metrics only
+            try:
+                metrics = Metrics()
+                metrics.serve(metrics_address)
+            except MetricsError as exc:
+                raise UsageProblem(str(exc)) from None
         session = watching.Watch(connection, settings, found, notice, collection=collection,
                                  quiet=quiet_period, timeout=trace_timeout, record=recording, metrics=metrics,
                                  name=record or f"<flow {connection.flow}>")
