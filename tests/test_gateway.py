@@ -27,8 +27,11 @@ from tgtrace.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWER = "https://trustgraph.ai/ns/Answer"
-# Every example of the bundle, as TrustGraph writes it.
-EXAMPLE_NAMES = sorted(p.name for p in EXAMPLES.glob("*.json") if not p.name.endswith(".events.json"))
+# Every example of the bundle, the captures of TrustGraph's own services (their explain events as
+# sent) and the traces of older releases, each written as TrustGraph writes it.
+EXAMPLE_NAMES = sorted(str(p.relative_to(EXAMPLES)) for p in (
+    *EXAMPLES.glob("*.json"), *EXAMPLES.glob("services/*.jsonl"), *EXAMPLES.glob("releases/*/*.nq"))
+    if not p.name.endswith(".events.json"))
 
 
 def faulty_trace() -> list[dict]:
