@@ -247,6 +247,7 @@ def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_
         watch.notice("watching flow")
         time.sleep(BINDING)
         trustgraph.publish(group_events(clean_trace()), watched)
+        trustgraph.publish_capture(EXAMPLES / "services" / "supervisor.jsonl", watched)  # as its service sent it
         trustgraph.publish(group_events(faulty_trace()), collection())  # another collection: filtered out
         faulty = faulty_trace()
         trustgraph.publish(group_events(faulty), watched)
@@ -255,14 +256,14 @@ def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_
         assert (reported["rule"], reported["focus"], reported["severity"]) == (expected.rule, expected.focus, "error")
         samples = scrape(port)
         assert samples[("tgtrace_findings_total", (("rule", "M001"), ("severity", "error")))] == 1
-        assert samples[("tgtrace_traces_total", (("outcome", "clean"),))] == 1
+        assert samples[("tgtrace_traces_total", (("outcome", "clean"),))] == 2
         assert samples[("tgtrace_traces_total", (("outcome", "findings"),))] == 1
         status, stdout, stderr = watch.stop()
     finally:
         watch.kill()
     assert status == 1
-    assert len(stdout) == 1  # the clean trace and the other collection's printed nothing
-    assert "2 traces linted (1 clean, 0 never completed)" in stderr[-1], stderr
+    assert len(stdout) == 1  # the clean traces and the other collection's printed nothing
+    assert "3 traces linted (2 clean, 0 never completed), 0 still open" in stderr[-1], stderr
     assert "1 error" in stderr[-1]
     assert trustgraph.token not in "\n".join(stdout + stderr)
 
