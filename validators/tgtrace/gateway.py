@@ -161,10 +161,9 @@ async def _connect(connection: Connection, path: str, query: dict | None = None)
     """An open websocket, or the one-line reason there is none."""
     url = connection.socket_url(path, query)
     try:
-        return await connect(url, open_timeout=connection.timeout, max_size=MAX_FRAME,
-                                        close_timeout=2)
+        return await connect(url, open_timeout=connection.timeout, max_size=MAX_FRAME, close_timeout=2)
     except InvalidStatus as exc:
-        raise GatewayError(connection.shown, _refusal(exc.response.status_code, connection)) from None
+        raise GatewayError(connection.shown, _refusal(exc.response.status_code, connection, path)) from None
     except (OSError, TimeoutError) as exc:
         reason = ("connection refused" if isinstance(exc, ConnectionRefusedError) else getattr(exc, "strerror", None)
                   or (str(exc) if not isinstance(exc, TimeoutError) else ""))
@@ -174,14 +173,15 @@ async def _connect(connection: Connection, path: str, query: dict | None = None)
         raise GatewayError(connection.shown, f"is not a TrustGraph gateway ({_scrub(str(exc), connection)})") from None
 
 
-def _refusal(status: int, connection: Connection) -> str:
+def _refusal(status: int, connection: Connection, path: str = "api/v1/socket") -> str:
     if status == 401:
         return ("refused the token (HTTP 401): set --token or $TRUSTGRAPH_TOKEN to an API key of the workspace"
                 if connection.token else "asks for a token (HTTP 401): set --token or $TRUSTGRAPH_TOKEN")
     if status == 403:
         return f"denied access to workspace {connection.workspace!r} (HTTP 403)"
     if status == 404:
-        return f"knows no workspace {connection.workspace!r} (HTTP 404)"
+        return (f"knows no workspace {connection.workspace!r}, or is not TrustGraph's API gateway "
+                f"(HTTP 404 for /{path.split('?')[0]})")
     return f"refused the connection (HTTP {status})"
 
 
