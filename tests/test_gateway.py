@@ -92,6 +92,35 @@ def test_a_pull_lints_as_the_example_does(trustgraph, published, name, tmp_path)
     assert findings(api.lint(str(target), allow_empty=True)) == findings(api.lint(str(EXAMPLES / name)))
 
 
+@pytest.mark.parametrize("name", ["supervisor.json", "extraction.json", "graph-rag.json"])
+def test_a_pull_holds_what_trustgraphs_own_client_reads_of_each_graph(trustgraph, published, name, tmp_path):
+    """TrustGraph's tg-query-graph (its own client code) as the oracle of what the store holds."""
+    import contextlib
+    import io
+
+    import pyoxigraph as ox
+    from trustgraph.cli.query_graph import query_graph
+
+    from tgtrace.loaders.wire import triples_to_quads
+
+    collections, _ = published
+    status, stdout, stderr = run("pull", *connection(trustgraph), "-C", collections[name])
+    assert status == 0, stderr
+    pulled = set(ox.parse(stdout.encode(), format=ox.RdfFormat.N_QUADS))
+    for graph in ("urn:graph:retrieval", "urn:graph:source", ""):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            query_graph(trustgraph.url, trustgraph.flow, collections[name], 100000, 20, graph=graph,
+                        output_format="jsonl", token=trustgraph.token, workspace=trustgraph.workspace)
+        theirs = set(triples_to_quads([json.loads(line) for line in out.getvalue().splitlines()]))
+        ours = {q for q in pulled if (q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else "") == graph}
+        if graph:
+            assert ours == theirs, graph  # every explainability triple, nothing else
+        else:  # of the default graph, only the documents the traces derive from
+            assert ours <= theirs
+            assert (ours and ours != theirs) if name == "extraction.json" else not theirs
+
+
 def test_a_pull_of_a_faulty_trace_finds_its_fault_on_stdout_with_the_environments_connection(
         trustgraph, published, tmp_path):
     collections, faulty = published
