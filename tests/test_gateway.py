@@ -271,7 +271,8 @@ def scrape(port: int) -> dict:
 def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_sigint(trustgraph):
     watched = collection()
     port = free_port()
-    watch = Watch(trustgraph, "-C", watched, "--format", "jsonl", "--quiet-period", "1", "--metrics", str(port))
+    watch = Watch(trustgraph, "-C", watched, "--format", "jsonl", "--quiet-period", "1", "--trace-timeout", "4",
+                  "--metrics", str(port))
     try:
         watch.notice("watching flow")
         time.sleep(BINDING)
@@ -287,12 +288,16 @@ def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_
         assert samples[("tgtrace_findings_total", (("rule", "M001"), ("severity", "error")))] == 1
         assert samples[("tgtrace_traces_total", (("outcome", "clean"),))] == 2
         assert samples[("tgtrace_traces_total", (("outcome", "findings"),))] == 1
+        # An agent that hit its iteration limit: no Conclusion ever comes.
+        trustgraph.publish_capture(EXAMPLES / "orchestrator-react-max-iterations.json", watched)
+        assert "never completed" in watch.notice("urn:trustgraph:agent:")
+        assert watch.finding('"S004"')["severity"] == "warning"  # linted as it is
         status, stdout, stderr = watch.stop()
     finally:
         watch.kill()
     assert status == 1
-    assert len(stdout) == 1  # the clean traces and the other collection's printed nothing
-    assert "3 traces linted (2 clean, 0 never completed), 0 still open" in stderr[-1], stderr
+    assert len(stdout) == 2  # the clean traces and the other collection's printed nothing
+    assert "4 traces linted (2 clean, 1 never completed), 0 still open" in stderr[-1], stderr
     assert "1 error" in stderr[-1]
     assert trustgraph.token not in "\n".join(stdout + stderr)
 
