@@ -305,6 +305,7 @@ def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_
 def test_watch_reconnects_when_the_gateway_restarts_reports_the_next_faulty_trace_and_stops_on_sigterm(trustgraph, tmp_path):
     watched = collection()
     record = tmp_path / "seen.jsonl"
+    record.write_text((EXAMPLES / "services" / "graph-rag.jsonl").read_text())  # an earlier watch's recording
     watch = Watch(trustgraph, "-C", watched, "--format", "jsonl", "--quiet-period", "1", "--record", str(record))
     try:
         watch.notice("watching flow")
@@ -324,5 +325,6 @@ def test_watch_reconnects_when_the_gateway_restarts_reports_the_next_faulty_trac
     assert sum("reconnecting" in line for line in stderr) == 1  # said once, however many attempts
     # The recording is an explain stream that lints to the same finding, at the line it names.
     assert reported["file"] == str(record)
+    assert reported["focus"] in record.read_text().splitlines()[reported["line"] - 1]
     assert findings(api.lint(str(record))) == findings(api.lint(faulty))
     assert trustgraph.token not in record.read_text()

@@ -632,7 +632,11 @@ def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout,
         click.echo(f"tg-trace: {printable(text)}", err=True)
 
     try:
-        recording = open(record, "a", encoding="utf-8") if record else None
+        recording = open(record, "a+", encoding="utf-8") if record else None
+        recorded = 0
+        if recording is not None:
+            recording.seek(0)
+            recorded = sum(1 for _ in recording)
     except OSError as exc:
         raise UsageProblem(f"{printable(record)}: --record cannot be written ({exc.strerror or exc})") from None
     metrics = None
@@ -646,7 +650,7 @@ def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout,
                 raise UsageProblem(str(exc)) from None
         session = watching.Watch(connection, settings, found, notice, collection=collection,
                                  quiet=quiet_period, timeout=trace_timeout, record=recording, metrics=metrics,
-                                 name=record or f"<flow {connection.flow}>")
+                                 name=record or f"<flow {connection.flow}>", recorded=recorded)
         tally = watching.run(session)
     finally:
         if recording is not None:

@@ -118,11 +118,13 @@ class Watch:
     record: object = None  # a text file the kept frames are appended to, as an explain stream
     metrics: object = None  # a formats.metrics.Metrics to count frames, traces and findings in
     name: str = "<export>"
+    # Lines the recording held before this watch appended to it: findings name the lines of the file.
+    recorded: int = 0
     tally: Tally = field(default_factory=Tally)
 
     def __post_init__(self) -> None:
         self.traces: dict[str, LiveTraces] = {}
-        self._line = 0
+        self._line = self.recorded
 
     async def run(self, stop: asyncio.Event) -> Tally:
         await check_flow(self.connection)
