@@ -302,7 +302,8 @@ def test_watch_reports_a_faulty_trace_stays_quiet_on_a_clean_one_and_exits_1_on_
     assert trustgraph.token not in "\n".join(stdout + stderr)
 
 
-def test_watch_reconnects_when_the_gateway_restarts_reports_the_next_faulty_trace_and_stops_on_sigterm(trustgraph, tmp_path):
+def test_watch_reconnects_when_the_gateway_restarts_reports_the_next_faulty_trace_and_stops_on_sigterm(
+        trustgraph, tmp_path):
     watched = collection()
     record = tmp_path / "seen.jsonl"
     record.write_text((EXAMPLES / "services" / "graph-rag.jsonl").read_text())  # an earlier watch's recording

@@ -194,7 +194,8 @@ class Watch:
         traces = self.traces.get(frame.collection)
         if traces is None:
             # Findings name the recording (whose lines they give), else the flow and collection.
-            name = self.name if self.record is not None else f"<flow {self.connection.flow} collection {frame.collection}>"
+            name = (self.name if self.record is not None
+                    else f"<flow {self.connection.flow} collection {frame.collection}>")
             traces = self.traces[frame.collection] = LiveTraces(name)
         traces.add(self._line, quads, now)
 

@@ -21,7 +21,8 @@ class Metrics:
         try:
             from prometheus_client import CollectorRegistry, Counter
         except ImportError:
-            raise MetricsError("--metrics needs prometheus-client: pip install 'trustgraph-ontology[metrics]'") from None
+            raise MetricsError("--metrics needs prometheus-client: "
+                               "pip install 'trustgraph-ontology[metrics]'") from None
         self.registry = CollectorRegistry()
         self.findings = Counter("tgtrace_findings", "Findings of the traces linted, per rule and severity",
                                 ["rule", "severity"], registry=self.registry)
