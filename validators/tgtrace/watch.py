@@ -14,6 +14,8 @@ memory holds only the traces in flight.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import json
 import signal
 from dataclasses import dataclass, field
@@ -28,6 +30,8 @@ from .model import Finding, Severity
 from .settings import Settings
 from .stream import CHAIN, LINKS, StreamLinter, _complete
 
+# Seconds a stopped watch may take to finish what it is doing before it is abandoned.
+GRACE = 2.0
 # Reconnection waits grow from the first to the last, then stay there.
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 
@@ -133,7 +137,7 @@ class Watch:
         self.notice(f"{self.connection.shown}: watching flow {self.connection.flow!r} of workspace "
                     f"{self.connection.workspace!r}" + (f", collection {self.collection!r}" if self.collection else ""))
         queue: asyncio.Queue = asyncio.Queue(maxsize=64)
-        tick = max(0.05, min(self.quiet, self.timeout) / 4)
+        tick = min(1.0, max(0.05, min(self.quiet, self.timeout) / 4))
         loop = asyncio.get_running_loop()
         reader = asyncio.create_task(_read(export, queue))
         try:
@@ -159,7 +163,7 @@ class Watch:
 
     async def _reconnect(self, export: Export, stop: asyncio.Event, why: str) -> bool:
         self.notice(f"{why}; reconnecting")
-        for attempt in range(1 << 30):
+        for attempt in itertools.count():
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
             try:
                 await asyncio.wait_for(stop.wait(), delay)
@@ -242,9 +246,23 @@ def run(watch: Watch) -> Tally:
         loop = asyncio.get_running_loop()
         for number in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(number, stop.set)
+        running = asyncio.create_task(watch.run(stop))
+        stopping = asyncio.create_task(stop.wait())
         try:
-            return await watch.run(stop)
+            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if not running.done():
+                # The loop notices a stop within a tick; a connection attempt may hold it up to its
+                # timeout, longer than a supervisor waits after SIGTERM: it is abandoned then.
+                try:
+                    await asyncio.wait_for(asyncio.shield(running), GRACE)
+                except TimeoutError:
+                    running.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await running
+                    return watch.tally
+            return running.result()
         finally:
+            stopping.cancel()
             for number in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(number)
 
