@@ -1,7 +1,7 @@
 """Faults a real gateway does not produce on demand, against a small websockets server that
-speaks the gateway's protocol: a connection dropped in the middle of a pull's answer, and a
-frame that is not JSON. Everything else is tested against the real gateway
-(tests/test_gateway.py)."""
+speaks the gateway's protocol: a connection dropped in the middle of a pull's answer, a frame
+that is not JSON, and a gateway that accepts a connection but never answers. Everything else is
+tested against the real gateway (tests/test_gateway.py)."""
 
 from __future__ import annotations
 
@@ -97,3 +97,29 @@ def test_a_malformed_export_frame_ends_watch_with_one_line(faulty):
     assert problems == [f"tg-trace: http://127.0.0.1:{faulty.port}/: sent a malformed frame while exporting: "
                         'not JSON ("{not json")'], result.stderr
     assert SECRET not in result.stderr + result.stdout
+
+
+def test_watch_stops_on_sigterm_while_the_gateway_does_not_answer():
+    """A supervisor (systemd, Kubernetes) waits a few seconds after SIGTERM: a watch stuck in a
+    connection attempt (a gateway that accepts but never answers) still stops, with its summary."""
+    import signal
+    import socket
+    import time
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(5)
+        port = silent.getsockname()[1]
+        env = {**os.environ, "TRUSTGRAPH_TOKEN": SECRET, "PYTHONPATH": str(ROOT / "validators")}
+        watch = subprocess.Popen([sys.executable, "-m", "tgtrace.cli", "watch", "-u", f"http://127.0.0.1:{port}/"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            time.sleep(2)
+            watch.send_signal(signal.SIGTERM)
+            _, stderr = watch.communicate(timeout=10)
+        finally:
+            if watch.poll() is None:
+                watch.kill()
+                watch.wait()
+    assert watch.returncode == 0
+    assert stderr.splitlines()[-1].startswith("tg-trace: watched 0 frames: 0 traces linted"), stderr
