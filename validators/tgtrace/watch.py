@@ -2,8 +2,8 @@
 
 Each frame of the export is one message of the flow's triples-store queue (one explain event
 of a service). The explainability graphs are kept, the extracted knowledge is not
-(``gateway.Frame``); triples
-join the trace of every node they link to, as in an explain stream (``stream.py``). A trace
+(``gateway.Frame``); triples join the trace of every node they link to, as in an explain
+stream (``stream.py``). A trace
 is linted once it is complete (each root Question has its terminal answer, every derivation
 points inside the trace) and nothing more has arrived for it for a quiet period: a late event
 of a complete trace is then still part of it. A trace that stays incomplete for the trace
