@@ -1,7 +1,7 @@
 """A real TrustGraph 2.11.1 deployment on loopback, as the session-scoped pytest fixture ``trustgraph``.
 
-Use it from a test module with ``from gateway_rig import trustgraph  # noqa: F401`` (a fixture is
-found by its name in the module), then take ``trustgraph`` as a test's argument. The object it gives:
+``tests/conftest.py`` registers the fixture: a test takes ``trustgraph`` as an argument, and every
+test module of a session shares the one deployment. The object it gives:
 
 - ``url``: ``http://127.0.0.1:PORT/``, TrustGraph's own ``api-gateway``;
 - ``token``: an API key (``tg_...``); the no-auth IAM accepts any ``tg_`` key, and the gateway
@@ -15,11 +15,16 @@ found by its name in the module), then take ``trustgraph`` as a test's argument.
   triples or explain events, ``*.jsonl`` explain streams, ``*.nq``) and returns its events: wire
   triples are grouped into one event per explain entity (a triple ``X rdf:type prov:Entity``
   starts the event of ``X``, as each of TrustGraph's explain events starts), so extraction's
-  document node, in the default graph, is one message as the librarian writes it;
+  document node, in the default graph, is one message as the librarian writes it (an ``.nq`` has
+  no repeats: a triple that several events repeat is sent with the first);
 - ``stop_gateway()`` / ``start_gateway()``: stop, then restart only the api-gateway (same port);
-  ``start_gateway`` returns once it serves the flow again;
+  ``start_gateway`` returns once it serves the flow again. The deployment is shared by the session:
+  a test that stops the gateway starts it again (in a ``finally``);
 - ``query(request)``: POSTs a request to the flow's triples service, returns the gateway's JSON;
 - ``logs()``: the tail of every process's log, for a failure message.
+
+``deployment()`` is the same as a context manager, for a test that needs a deployment of its own.
+The gateway listens on every interface (it has no host option); everything else on 127.0.0.1.
 
 Every method is synchronous, and may be called from a test that runs an event loop.
 
@@ -35,14 +40,15 @@ defaults to a limit of 10000. The workspace is created, a blueprint put and flow
 started through the gateway with TrustGraph's own CLI functions.
 
 The fixture skips only where ``rabbitmq-server`` is not installed (and fails there in CI, as
-``docs_support.require`` does); any other failure to start is an error carrying the processes' logs. Teardown kills every process and removes the temporary
-directory, also after a failure.
+``docs_support.require`` does); any other failure to start is an error carrying the processes'
+logs. Teardown kills every process and removes the temporary directory, also after a failure.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import concurrent.futures
 import json
 import os
@@ -161,9 +167,8 @@ def capture_events(path: str | os.PathLike) -> list[dict]:
         items = [json.loads(line) for line in text.splitlines() if line.strip()]
     else:
         items = json.loads(text)
-    if items and all("explain_id" in i for i in items if "s" not in i):
-        if any("explain_id" in i for i in items):
-            return [_event(i) for i in items if "explain_id" in i]
+    if any("explain_id" in i for i in items):  # explain events; a stream's other messages (answer text) skipped
+        return [_event(i) for i in items if "explain_id" in i]
     return group_events(items)
 
 
@@ -233,8 +238,10 @@ class TrustGraph:
         last = None
         while time.monotonic() < deadline:
             for name in watch:
-                if self._processes[name].poll() is not None:
-                    raise self._fail(f"{name} exited ({self._processes[name].returncode}) while waiting for {what}")
+                process = self._processes.get(name)
+                if process is None or process.poll() is not None:
+                    code = "stopped" if process is None else process.returncode
+                    raise self._fail(f"{name} exited ({code}) while waiting for {what}")
             try:
                 found = ready()
                 if found:
@@ -356,15 +363,17 @@ class TrustGraph:
 
     def _start_flow(self) -> bool:
         from trustgraph.api import Api
+        from trustgraph.cli.start_flow import start_flow
 
-        flows = Api(self.url, token=self.token, workspace=self.workspace).flow()
-        if self.flow not in flows.list():
-            flows.start("triples-store", self.flow, "tg-trace test flow")
+        # A retry after a start whose answer was lost must not fail on "Flow already exists".
+        if self.flow not in Api(self.url, token=self.token, workspace=self.workspace).flow().list():
+            start_flow(self.url, "triples-store", self.flow, "tg-trace test flow", token=self.token,
+                       workspace=self.workspace)
         return True
 
     def query(self, request: dict) -> dict:
         """POST a request to the flow's triples service; the gateway's JSON answer."""
-        body = json.dumps(request).encode()
+        body = json.dumps({"workspace": self.workspace, **request}).encode()
         post = urllib.request.Request(
             f"{self.url}api/v1/flow/{self.flow}/service/triples", data=body, method="POST",
             headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
@@ -373,7 +382,7 @@ class TrustGraph:
 
     def _wait_flow_served(self) -> None:
         def served() -> bool:
-            found = self.query({"workspace": self.workspace, "collection": "default", "limit": 1})
+            found = self.query({"collection": "default", "limit": 1})
             if "error" in found:
                 raise RigError(json.dumps(found["error"]))
             return True
@@ -442,14 +451,12 @@ class TrustGraph:
         return events
 
 
-@pytest.fixture(scope="session")
-def trustgraph():
-    require(RABBITMQ_SERVER.exists() or bool(shutil.which("rabbitmq-server")),
-            "rabbitmq-server is not installed (apt-get install rabbitmq-server): "
-            "the tests against a running TrustGraph need it")
-    if not RABBITMQ_SERVER.exists():
-        raise RigError(f"rabbitmq-server is installed but {RABBITMQ_SERVER} is missing")
-    root = Path(tempfile.mkdtemp(prefix="tg-rig-"))
+@contextlib.contextmanager
+def deployment(parent: str | os.PathLike | None = None):
+    """A started ``TrustGraph`` in a new directory under ``parent`` (the system's temporary
+    directory by default); on leaving, also after a failure to start, every process is stopped and
+    the directory removed."""
+    root = Path(tempfile.mkdtemp(prefix="tg-rig-", dir=parent))
     rig = TrustGraph(root)
     try:
         rig.start()
@@ -457,3 +464,14 @@ def trustgraph():
     finally:
         rig.close()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def trustgraph():
+    require(RABBITMQ_SERVER.exists() or bool(shutil.which("rabbitmq-server")),
+            "rabbitmq-server is not installed (apt-get install rabbitmq-server): "
+            "the tests against a running TrustGraph need it")
+    if not RABBITMQ_SERVER.exists():
+        raise RigError(f"rabbitmq-server is installed but {RABBITMQ_SERVER} is missing")
+    with deployment() as rig:
+        yield rig

@@ -7,12 +7,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import uuid
+from pathlib import Path
 
 import pytest
 
 from conftest import EXAMPLES
-from gateway_rig import capture_events, group_events, trustgraph  # noqa: F401  (the fixture)
+import gateway_rig
+from gateway_rig import RDF_TYPE, RigError, capture_events, deployment, group_events
 
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
@@ -39,7 +42,7 @@ def tg_query_graph(rig, collection: str, graph: str | None = None, limit: int = 
 
 @pytest.mark.parametrize("name", ["graph-rag.json", "supervisor.nq", "services/supervisor.jsonl",
                                   "extraction.json"])
-def test_tg_query_graph_reads_back_what_was_published(trustgraph, name):  # noqa: F811
+def test_tg_query_graph_reads_back_what_was_published(trustgraph, name):
     collection = f"readback-{uuid.uuid4().hex[:8]}"
     events = trustgraph.publish_capture(EXAMPLES / name, collection)
     found = tg_query_graph(trustgraph, collection)
@@ -50,7 +53,25 @@ def test_tg_query_graph_reads_back_what_was_published(trustgraph, name):  # noqa
     assert order == sorted(order)
 
 
-def test_graph_semantics_of_the_triples_service(trustgraph):  # noqa: F811
+def test_tg_list_explain_traces_finds_the_published_sessions(trustgraph, monkeypatch):
+    """TrustGraph's own viewer, whose queries bind a predicate and a graph (the store's other path)."""
+    from trustgraph.cli import list_explain_traces
+
+    collection = f"sessions-{uuid.uuid4().hex[:8]}"
+    questions = {}
+    for name in ("graph-rag.json", "supervisor.json"):
+        events = trustgraph.publish_capture(EXAMPLES / name, collection)
+        question = next(t for e in events for t in e["triples"] if t["p"]["i"] == "https://trustgraph.ai/ns/query")
+        questions[question["s"]["i"]] = question["o"]["v"]
+    monkeypatch.setattr("sys.argv", ["tg-list-explain-traces", "-u", trustgraph.url, "-t", trustgraph.token,
+                                     "-w", trustgraph.workspace, "-C", collection, "--format", "json"])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        list_explain_traces.main()
+    assert {s["id"]: s["question"] for s in json.loads(out.getvalue())} == questions
+
+
+def test_graph_semantics_of_the_triples_service(trustgraph):
     collection = f"graphs-{uuid.uuid4().hex[:8]}"
     events = trustgraph.publish_capture(EXAMPLES / "extraction.json", collection)
     everything = published(events)
@@ -88,10 +109,16 @@ def test_events_are_one_per_explain_entity():
         sent = capture_events(stream)
         regrouped = group_events(json.loads(stream.with_suffix(".json").read_text()))
         assert [(e["id"], e["triples"]) for e in regrouped] == [(e["id"], e["triples"]) for e in sent], stream.name
-    extraction = capture_events(EXAMPLES / "extraction.json")
-    document = extraction[0]
-    assert document["id"].startswith("https://trustgraph.ai/doc/") or "doc" in document["id"]
-    assert all("g" not in t for t in document["triples"]), "the document node is in the default graph"
+    # N-Quads keep the emission order (without repeats): the same events.
+    for nq in sorted(EXAMPLES.glob("*.nq")):
+        assert [e["id"] for e in capture_events(nq)] == [e["id"] for e in capture_events(nq.with_suffix(".json"))]
+    # Extraction: the tg:Document node is one message, in the default graph, as the librarian writes it;
+    # pages, chunks and subgraphs follow, one message each, in urn:graph:source.
+    document, *parts = capture_events(EXAMPLES / "extraction.json")
+    assert {"s": {"t": "i", "i": document["id"]}, "p": {"t": "i", "i": RDF_TYPE},
+            "o": {"t": "i", "i": "https://trustgraph.ai/ns/Document"}} in document["triples"]
+    assert all("g" not in t for t in document["triples"])
+    assert parts and all(p["triples"][0].get("g") == "urn:graph:source" for p in parts)
 
 
 def export_url(rig) -> str:
@@ -112,7 +139,7 @@ def receive_until(ws, ids: set[str], timeout: float = 20.0) -> list[dict]:
     return frames
 
 
-def test_export_subscriber_receives_a_publish(trustgraph):  # noqa: F811
+def test_export_subscriber_receives_a_publish(trustgraph):
     with websockets_sync.connect(export_url(trustgraph)) as ws:
         # The subscriber's queue is bound shortly after the socket opens: publish probes until one
         # arrives, so what follows is published after it subscribed.
@@ -134,11 +161,44 @@ def test_export_subscriber_receives_a_publish(trustgraph):  # noqa: F811
         assert [key(t) for t in frame["triples"]] == [key(t) for t in event["triples"]]
 
 
-def test_gateway_restarts_on_the_same_port(trustgraph):  # noqa: F811
+def test_gateway_restarts_on_the_same_port(trustgraph):
     import urllib.error
 
+    collection = f"restart-{uuid.uuid4().hex[:8]}"
+    events = trustgraph.publish_capture(EXAMPLES / "document-rag.json", collection)
     trustgraph.stop_gateway()
-    with pytest.raises(urllib.error.URLError):
-        trustgraph.query({"collection": "default", "limit": 1})
-    trustgraph.start_gateway()
-    assert trustgraph.query({"collection": "default", "limit": 1}) == {"response": []}
+    try:
+        with pytest.raises(urllib.error.URLError):
+            trustgraph.query({"collection": collection, "limit": 1})
+    finally:
+        trustgraph.start_gateway()
+    # The store outlived the gateway.
+    assert {key(t) for t in tg_query_graph(trustgraph, collection)} == published(events)
+
+
+def processes_in(folder: Path) -> list[int]:
+    """Processes whose working directory is under ``folder`` (the rig starts every one there)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")).is_relative_to(folder):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_failure_to_start_is_an_error_with_the_logs_and_leaves_nothing(tmp_path, monkeypatch):
+    broken = tmp_path / "rabbitmq-server"
+    broken.write_text("#!/bin/sh\necho 'cannot start: port in use' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(gateway_rig, "RABBITMQ_SERVER", broken)
+    parent = tmp_path / "rigs"
+    parent.mkdir()
+    with pytest.raises(RigError) as failed:
+        with deployment(parent):
+            pytest.fail("started with a RabbitMQ that exits")
+    assert "rabbitmq exited (1)" in str(failed.value)
+    assert "cannot start: port in use" in str(failed.value), "the process's log is in the error"
+    assert list(parent.iterdir()) == [], "the rig's directory is removed"
+    assert processes_in(parent) == [], "epmd, started before RabbitMQ, is stopped"
