@@ -20,7 +20,7 @@ from .explain import explain_rule, list_rules
 from .files import OutputError, refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit
 from .formats import diagram, live
-from .formats.common import plural, printable
+from .formats.common import plural
 from .loaders import INPUT_FORMATS, InputError, expand_paths
 from .model import Report, Severity
 from .rules import UnknownRule, get_rule

@@ -29,7 +29,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from .graph import DERIVED, GENERATED, OWNING
-from .loaders.base import InputError, _printable
+from .loaders.base import InputError
 from .loaders.wire import WireError, triples_to_quads
 from .namespaces import RDF_TYPE, TG
 
@@ -54,8 +54,8 @@ class GatewayError(InputError):
     one line naming the gateway (never the token)."""
 
     def __init__(self, where: str, problem: str):
-        # What the gateway or the user sent (an error message, a collection's name) is escaped here.
-        super().__init__(where, None, _printable(problem))
+        # What the gateway or the user sent (an error message, a collection's name) is escaped by InputError.
+        super().__init__(where, None, problem)
 
 
 @dataclass(frozen=True, repr=False)
