@@ -335,3 +335,17 @@ def test_messages_saved_as_one_json_array_lint_as_their_lines(tmp_path):
         path.write_text(json.dumps(messages, indent=1))
         assert _pairs(tgtrace.lint(path, fail_on="never")) == _pairs(tgtrace.lint(EXAMPLES / "supervisor.json",
                                                                                    fail_on="never")), name
+
+
+def test_a_bundles_nquads_read_alone_are_judged_as_the_bundle(tmp_path):
+    """triples.nq taken out of a .tgx (every quad in urn:trustgraph:collection:<c>, the quoted edges
+    dropped) gets no false S010/S019: the same findings and notice as the bundle it came from."""
+    for bundle in sorted(FIXTURES.glob("*.tgx")):
+        with tarfile.open(bundle, "r:gz") as archive:
+            member = next(m for m in archive.getmembers() if m.name.endswith("triples.nq"))
+            extracted = tmp_path / f"{bundle.stem}.nq"
+            extracted.write_bytes(archive.extractfile(member).read())
+        alone, whole = tgtrace.lint(extracted), tgtrace.lint(bundle)
+        assert _pairs(alone) - {("I001", str(extracted))} == _pairs(whole) - {("I001", str(bundle))}, bundle.name
+        assert [f.rule for f in alone.findings].count("I001") == 1
+        assert not {f.rule for f in alone.findings} & {"S010", "S019"}

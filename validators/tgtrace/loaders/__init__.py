@@ -24,8 +24,9 @@ import pyoxigraph as ox
 
 from .base import RDF_FORMATS, Input, InputError
 from .objects import from_object
-from .trustgraph import (MSGPACK_SUFFIXES, SET_KINDS, STREAM_KINDS, TGX_SUFFIXES, is_gzip, is_msgpack_core,
-                         line_kind, line_quads, msgpack_input, tgx_input)
+from .trustgraph import (MSGPACK_SUFFIXES, SET_KINDS, STREAM_KINDS, TGX_SUFFIXES, exported_nquads_input,
+                         is_exported_nquads, is_gzip, is_msgpack_core, line_kind, line_quads, msgpack_input,
+                         tgx_input)
 from .wire import WireError, element_lines, is_jsonld_document, is_wire_document, triples_to_quads, wire_lines
 
 INPUT_FORMATS = ("wire", "jsonl", *RDF_FORMATS, "kgcore", "tgx")
@@ -279,6 +280,8 @@ def from_bytes(name: str, data: bytes, input_format: str | None = None, path: Pa
         raise InputError(name, None, f"unknown input format {fmt!r} (choose from {', '.join(INPUT_FORMATS)})")
     if fmt == "rdfxml":
         _refuse_dtd(name, data)
+    if fmt == "nquads" and is_exported_nquads(data[:1 << 16]):
+        return exported_nquads_input(name, None, data)
     return _rdf_input(name, fmt, data, path)
 
 
@@ -291,6 +294,8 @@ def from_path(path: Path, input_format: str | None = None) -> Input:
             _refuse_dtd(name, path)
         if declared in RDF_FORMATS and _starts_with_bom(path):
             declared = ""  # read whole, so that the mark can be dropped
+        if declared == "nquads" and is_exported_nquads(_read_head(path, 1 << 16)):
+            return exported_nquads_input(name, path)
         if declared in RDF_FORMATS:
             # Large RDF files are streamed by pyoxigraph straight from disk.
             return _rdf_input(name, declared, None, path)

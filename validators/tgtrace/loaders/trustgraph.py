@@ -19,6 +19,7 @@ client of the live gateway can call them on what it receives.
 from __future__ import annotations
 
 import io
+import re
 import tarfile
 import zlib
 from pathlib import Path, PurePosixPath
@@ -342,6 +343,35 @@ def tgx_input(name: str, path: Path | None = None, data: bytes | None = None) ->
 
     return Input(name, "tgx", quads, path=path, size=compressed, loss=loss_of("tgx"),
                  custom_locator=lambda: _MemberLocator(name, opener, compressed, members))
+
+
+# TrustGraph's workspace exporter puts every quad of a collection in this graph, and nothing else
+# writes it: a first quad there marks a bundle's triples.nq taken out and read alone.
+_EXPORTED_GRAPH = re.compile(rb"^[^#\n].*<urn:trustgraph:collection:[^>\s]*>\s*\.\s*$", re.MULTILINE)
+
+
+def is_exported_nquads(head: bytes) -> bool:
+    """Whether N-Quads (their first lines) are a workspace bundle's triples.nq, read without the bundle."""
+    first = next((ln for ln in head.split(b"\n") if ln.strip() and not ln.lstrip().startswith(b"#")), b"")
+    return bool(_EXPORTED_GRAPH.match(first.strip()))
+
+
+def exported_nquads_input(name: str, path: Path | None = None, data: bytes | None = None) -> Input:
+    """A bundle's triples.nq read alone: judged as the bundle is, with the same loss and restoration."""
+    def quads() -> Iterator[ox.Quad]:
+        if data is not None:
+            lines: Iterator[bytes] = iter(data.splitlines(keepends=True))
+            read = _parse_member(name, lines)
+        else:
+            with open(path, "rb") as handle:
+                read = _parse_member(name, iter(handle))
+        graphs = _graph_of(read)
+        for quad in read:
+            graph = graphs.get(quad.subject)
+            yield ox.Quad(quad.subject, quad.predicate, quad.object, graph) if graph else quad
+
+    size = len(data) if data is not None else path.stat().st_size
+    return Input(name, "nquads", quads, text=data, path=path, size=size, loss=loss_of("tgx"))
 
 
 _BATCH_LINES = 10_000
