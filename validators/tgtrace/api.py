@@ -26,7 +26,7 @@ from .graph import TraceGraph
 from .loaders import Input, InputError, expand_paths, load
 from .model import Finding, Report, Severity
 from .coverage import coverage
-from .rules import Rule, all_rules
+from .rules import Rule, all_rules, fill_message
 from .settings import ENGINES, Settings
 from .stream import StreamLinter
 from .vocabulary import declarations, ontology_terms
@@ -36,12 +36,8 @@ DEFAULTS = Settings()
 _REFERENCE_ENGINE = "tgtrace.engines.shacl"
 
 def _message(rule: Rule, path: str | None, value) -> str:
-    text = rule.message
-    if "{?value}" in text:
-        text = text.replace("{?value}", tg.name(value) if value is not None else "(none)")
-    if "{?path}" in text:
-        text = text.replace("{?path}", path or "(none)")
-    return text
+    return fill_message(rule.message, {"value": tg.name(value) if value is not None else "(none)",
+                                       "path": path or "(none)"})
 
 
 @dataclass
