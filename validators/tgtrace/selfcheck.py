@@ -6,7 +6,10 @@ them as lines, and ``findings()`` as findings that every output format
 prints (``tg-trace check --format ...``). It checks that the ontology parses, has a complete header,
 labels, defines and declares every term it uses, is consistent under HermiT
 (optionally together with PROV-O), that every ``tg:`` term the shapes use is
-declared, and that every ``TG_*`` constant of the TrustGraph emitter, when it
+declared, that every rule of the shapes is valid (:func:`rule_problems`: its
+code is its own and starts with its family's letter, its message names only
+variables a finding fills in, it carries its documentation and a fault
+example), and that every ``TG_*`` constant of the TrustGraph emitter, when it
 is installed, is declared.
 
 The helpers are shared with the linter and the docs: ``declared_terms()``
