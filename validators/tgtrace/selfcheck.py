@@ -360,7 +360,7 @@ def enumeration_problems(ontology, shapes, label: str) -> list[Problem]:
 # --- What a valid rule is ------------------------------------------------------
 
 _TGL = rdflib.Namespace(TGL)
-_SHN = rdflib.Namespace(SH)
+_SH = rdflib.Namespace(SH)
 _CODE = re.compile(r'tgl:code\s+"([^"]*)"')
 
 
@@ -463,15 +463,15 @@ def _rule_problems(model: ShapesModel, code: str, node, lines: _RuleLines) -> li
         for part in ("trace", "update", "focus"):
             if not str(graph.value(fault, _TGL[part]) or "").strip():
                 found.append(problem("K018", f"its tgl:fault has no tgl:{part}"))
-    for predicate in (_TGL.name, _SHN.message, _SHN.description):
+    for predicate in (_TGL.name, _SH.message, _SH.description):
         if not str(graph.value(node, predicate) or "").strip():
             found.append(problem("K019", f"has no {graph.namespace_manager.normalizeUri(predicate)}"))
-    owned = any(graph.subjects(_SHN.property, node)) or any(graph.subjects(_SHN.sparql, node))
+    owned = any(graph.subjects(_SH.property, node)) or any(graph.subjects(_SH.sparql, node))
     shape = model.shapes.get(node)
     if not owned and not (shape is not None and shape.targets):
         found.append(problem("K019", "is attached to no node shape (no sh:property, sh:sparql or target)"))
-    query = graph.value(node, _SHN.select)
-    for message in graph.objects(node, _SHN.message):
+    query = graph.value(node, _SH.select)
+    for message in graph.objects(node, _SH.message):
         for placeholder in PLACEHOLDER.finditer(str(message)):
             variable = placeholder.group(2)
             if variable not in MESSAGE_VARIABLES:
