@@ -149,8 +149,11 @@ class Settings:
     allow_empty: bool = False
     # The inputs are parts of one capture (a rotated or cut export): traces are found across them.
     one_capture: bool = False
-    # Where a run is spread over a cluster: a Dask scheduler ("tcp://host:8786") or "local:N" (None: here).
+    # Where a run is spread over a cluster: a Dask scheduler ("tls://host:8786") or "local:N" (None: here).
     cluster: str | None = None
+    # A plain (unencrypted, unauthenticated) scheduler address off this machine is accepted: the
+    # user says the network is trusted. Never a configuration key: a repository cannot lower it.
+    trust_network: bool = False
     # Standard input longer than this is an input error (a runaway producer, /dev/zero).
     max_stdin: int = 1 << 30
     # Seconds standard input may send nothing before it is given up.
