@@ -328,7 +328,7 @@ def lint(*sources, settings: Settings | None = None,
 
 def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> Report:
     """One report of the results of every input (or every group of traces), however they were linted."""
-    report = Report(fail_on=settings.fail_on, min_coverage=settings.min_coverage)
+    report = Report(fail_on=settings.fail_on, min_coverage=settings.min_coverage, gate_off=settings.gate_off)
     used: Counter = Counter()
     type_sets: Counter = Counter()
     seen_files: dict = {}

@@ -18,7 +18,7 @@ from .explain import explain_rule, list_rules
 from .files import OutputError, refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit
 from .formats import diagram
-from .formats.common import plural
+from .formats.common import plural, printable
 from .loaders import INPUT_FORMATS, InputError, expand_paths
 from .model import Report, Severity
 from .rules import UnknownRule, get_rule
@@ -242,6 +242,8 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
                                              f"{'occurs' if report.stale == 1 else 'occur'}" if report.stale else ""),
                    err=True)
     emit(report, settings.output)
+    if report.gate_off:
+        click.echo(f"tg-trace: warning: {printable(report.gate_off)}", err=True)
     if not report.covered:
         click.echo(f"tg-trace: ontology coverage {report.coverage.percent:.1f}% is below the minimum of "
                    f"{settings.min_coverage:g}%", err=True)

@@ -172,6 +172,20 @@ class Settings:
         return chosen_codes(self.select, self.ignore)
 
     @property
+    def gate_off(self) -> str | None:
+        """Why no finding can fail this run, said in every report (None: the gate is on). A
+        repository's configuration must not turn the gate off without a word."""
+        reasons = []
+        if self.fail_on is None:
+            reasons.append('fail-on is "never"')
+        if not self.codes:
+            reasons.append("every rule is ignored")
+        if not reasons:
+            return None
+        source = f" (configuration file {self.path})" if self.path else ""
+        return f"the gate is off: {' and '.join(reasons)}{source}; no finding can fail this run"
+
+    @property
     def needs_coverage(self) -> bool:
         return self.min_coverage is not None or self.output.statistics or self.output.summary is not None
 
