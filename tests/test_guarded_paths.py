@@ -98,7 +98,7 @@ def test_configuration_above_the_repository_root_does_not_apply(tmp_path):
 def test_configuration_that_turns_the_gate_off_says_so(tmp_path, setting):
     repo = repository(tmp_path)
     (repo / "tg-trace.toml").write_text(setting + "\n")
-    said = "the gate is off"
+    said = "the gate is turned off by the configuration file"
     outputs = {}
     for fmt in ("text", "json", "sarif", "github", "junit", "html"):
         result = tg_trace("lint", "--format", fmt, "trace.nq", "--summary", f"summary-{fmt}.md", cwd=repo)
@@ -116,8 +116,15 @@ def test_configuration_that_turns_the_gate_off_says_so(tmp_path, setting):
     assert said in outputs["html"]
 
 
-def test_a_gate_that_is_on_says_nothing(tmp_path):
+def test_a_gate_that_is_on_or_off_by_the_users_flag_says_nothing(tmp_path):
     repo = repository(tmp_path)
     result = tg_trace("lint", "--format", "json", "trace.nq", cwd=repo)
     assert result.returncode == 1 and "gate" not in result.stderr
     assert "gate_off" not in json.loads(result.stdout)["summary"]
+    # The flag is the user's own word, seen in the job's definition.
+    result = tg_trace("lint", "--format", "json", "--fail-on", "never", "trace.nq", cwd=repo)
+    assert result.returncode == 0 and "gate" not in result.stderr
+    # A flag that turns the configuration's gate back on.
+    (repo / "tg-trace.toml").write_text('fail-on = "never"\n')
+    result = tg_trace("lint", "--format", "json", "--fail-on", "error", "trace.nq", cwd=repo)
+    assert result.returncode == 1 and "gate" not in result.stderr

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 from .files import CONFIG_LIMIT, GuardedReadError, read_guarded
@@ -100,7 +101,8 @@ def parse(data: dict, source: str) -> Settings:
         if data["engine"] not in ENGINES:
             raise SettingsError(f"{where}: engine: expected one of {', '.join(ENGINES)}, got {data['engine']!r}")
         options["engine"] = data["engine"]
-    return Settings(**options)
+    settings = Settings(**options)
+    return replace(settings, gate_off=settings.gate_off_notice())
 
 
 def _read_toml(path: Path) -> dict:

@@ -159,6 +159,9 @@ class Settings:
     # Seconds standard input may send nothing before it is given up.
     stdin_timeout: float = 120.0
     output: Output = field(default_factory=Output)
+    # Set when the configuration file turns the gate off (fail-on never, every rule ignored):
+    # every report says so, since a repository's file can do it unseen. A flag is the user's word.
+    gate_off: str | None = None
     # The configuration file these came from (None: none); its paths start from its folder.
     path: str | None = None
 
@@ -171,10 +174,8 @@ class Settings:
         """The rules this run evaluates."""
         return chosen_codes(self.select, self.ignore)
 
-    @property
-    def gate_off(self) -> str | None:
-        """Why no finding can fail this run, said in every report (None: the gate is on). A
-        repository's configuration must not turn the gate off without a word."""
+    def gate_off_notice(self) -> str | None:
+        """Why no finding can fail this run (None: the gate is on), naming the configuration file."""
         reasons = []
         if self.fail_on is None:
             reasons.append('fail-on is "never"')
@@ -182,8 +183,8 @@ class Settings:
             reasons.append("every rule is ignored")
         if not reasons:
             return None
-        source = f" (configuration file {self.path})" if self.path else ""
-        return f"the gate is off: {' and '.join(reasons)}{source}; no finding can fail this run"
+        source = f" by the configuration file {self.path}" if self.path else ""
+        return f"the gate is turned off{source}: {' and '.join(reasons)}; no finding can fail this run"
 
     @property
     def needs_coverage(self) -> bool:
@@ -213,6 +214,8 @@ class Settings:
         if "engine" in given and given["engine"] not in ENGINES:
             raise SettingsError(f"--engine: expected one of {', '.join(ENGINES)}, got {given['engine']!r}")
         merged = replace(self, **given)
+        if merged.gate_off and not merged.gate_off_notice():
+            merged = replace(merged, gate_off=None)  # the flags turned it back on
         return replace(merged, output=replace(self.output, **output)) if output else merged
 
     def finding(self, finding: Finding) -> Finding | None:
