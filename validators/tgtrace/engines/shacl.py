@@ -27,6 +27,7 @@ from ..rules import model
 from . import Hit
 from .components import FUNCTIONS
 from .paths import indexed_transitive_paths
+from .sparql import refuse_services
 
 
 @cache
@@ -196,6 +197,7 @@ def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] 
     import pyshacl  # imported when the reference engine is asked for: it loads slowly
 
     _register_functions()
+    refuse_services(model())  # before pySHACL could run one
     converter = ToRdflib()
     for s, p, o in graph.triples():
         converter.add(s, p, o)
