@@ -17,8 +17,8 @@ from conftest import EXAMPLES
 from tgtrace import cluster
 from tgtrace.settings import SettingsError
 
-distributed = pytest.importorskip("distributed")
-pytest.importorskip("cryptography")  # Dask makes the certificates with it
+distributed = pytest.importorskip("distributed")  # the cluster extra, as in test_cluster.py
+import cryptography  # noqa: E402,F401  (a test dependency: Dask makes the certificates with it)
 from distributed.security import Security  # noqa: E402
 
 TRACE = EXAMPLES / "releases" / "2.2.12" / "supervisor.nq"
