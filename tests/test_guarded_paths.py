@@ -128,3 +128,14 @@ def test_a_gate_that_is_on_or_off_by_the_users_flag_says_nothing(tmp_path):
     (repo / "tg-trace.toml").write_text('fail-on = "never"\n')
     result = tg_trace("lint", "--format", "json", "--fail-on", "error", "trace.nq", cwd=repo)
     assert result.returncode == 1 and "gate" not in result.stderr
+
+
+@pytest.mark.parametrize("folder", ["/dev/zero", "missing", "empty"])
+def test_a_shapes_folder_that_holds_no_shapes_is_refused_not_a_run_without_rules(tmp_path, folder):
+    # A run without rules would pass every trace.
+    if folder != "/dev/zero":
+        folder = str(tmp_path / folder)
+        if folder.endswith("empty"):
+            Path(folder).mkdir()
+    result = tg_trace("lint", "--no-config", str(faulty(tmp_path)), env={"TG_TRACE_SHAPES": folder})
+    assert_one_line(result, "TG_TRACE_SHAPES")

@@ -43,7 +43,15 @@ def shapes_dir() -> Path:
 
 
 def shapes_paths() -> list[Path]:
-    return sorted(shapes_dir().glob("*.ttl"))
+    """The shapes files; a folder that is none or holds none is an error, never a run without rules
+    (which would pass everything)."""
+    folder = shapes_dir()
+    if not folder.is_dir():
+        raise TurtleError(folder, None, f"is not a folder of shapes ({SHAPES_ENV})")
+    found = sorted(folder.glob("*.ttl"))
+    if not found:
+        raise TurtleError(folder, None, f"holds no shapes file (*.ttl) ({SHAPES_ENV})")
+    return found
 
 
 class TurtleError(ValueError):
