@@ -33,11 +33,14 @@ mid-run are rerun from their inputs and no finding is lost or counted twice.
 from __future__ import annotations
 
 import heapq
+import ipaddress
 import os
 import resource
+import ssl
 from array import array
 from collections import defaultdict
 from typing import Iterator
+from urllib.parse import urlsplit
 
 import pyoxigraph as ox
 
@@ -53,8 +56,9 @@ from .settings import Settings, SettingsError
 
 try:
     from distributed import Client, LocalCluster
+    from distributed.security import Security
 except ImportError:  # the optional extra is not installed
-    Client = LocalCluster = None
+    Client = LocalCluster = Security = None
 
 INSTALL = "pip install 'trustgraph-ontology[cluster]'"
 # Triples of whole traces linted as one graph by a lint task: bounds a worker's memory.
@@ -69,28 +73,68 @@ def available() -> bool:
     return Client is not None and ranges.fsspec is not None
 
 
-def require(address: str) -> None:
-    """A one-line usage error when the cluster extra is missing or the address is malformed."""
+# Schemes whose connections Dask encrypts and authenticates with its TLS settings.
+SECURE_SCHEMES = ("tls", "wss")
+TRUST_FLAG = "--trust-network"
+TLS_SETTINGS = "distributed.comm.tls.ca-file, .client.cert and .client.key"
+
+
+def _loopback(host: str) -> bool:
+    """Whether host is this machine, by its literal form only: a name is never resolved (the
+    answer must not depend on a DNS server)."""
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require(address: str, trust_network: bool = False) -> None:
+    """A one-line usage error when the cluster extra is missing, the address is malformed, or the
+    address would hand this process to whoever reaches it.
+
+    The client unpickles what workers send back, and a plain Dask scheduler lets any process that
+    reaches it join as a worker: over plain tcp:// everyone on the network can run code here. So a
+    scheduler off this machine is reached over TLS (Dask's certificates, mutual: only holders of a
+    certificate the CA signed join), unless the user says the network is trusted."""
     if not available():
         raise SettingsError(f"--cluster needs Dask and fsspec: {INSTALL}")
     if address.startswith("local:"):
         count = address.removeprefix("local:")
         if not count.isdigit() or int(count) < 1:
             raise SettingsError(f"--cluster {address}: expected local:N with N worker processes, N at least 1")
-    elif "://" not in address:
-        raise SettingsError(f"--cluster {address}: expected a scheduler address (tcp://host:8786) or local:N")
+        return
+    scheme, separator, rest = address.partition("://")
+    if not separator or not rest:
+        raise SettingsError(f"--cluster {address}: expected a scheduler address (tls://host:8786) or local:N")
+    if scheme in SECURE_SCHEMES:
+        security = Security()
+        if not (security.tls_ca_file and security.tls_client_cert):
+            raise SettingsError(f"--cluster {address}: a TLS scheduler needs Dask's TLS settings ({TLS_SETTINGS}, "
+                                f"or DASK_DISTRIBUTED__COMM__TLS__CA_FILE and the like)")
+        return
+    host = urlsplit(f"//{rest}").hostname or ""
+    if not trust_network and not _loopback(host):
+        raise SettingsError(f"--cluster {address}: a plain {scheme}:// scheduler on another machine is neither "
+                            f"encrypted nor authenticated, so anyone who reaches it can run code in this process; "
+                            f"use tls:// with Dask's TLS settings, or pass {TRUST_FLAG} if the network is trusted")
 
 
-def connect(address: str):
+def connect(address: str, trust_network: bool = False):
     """A client of the scheduler at ``address``, or of a new local cluster of N worker processes."""
-    require(address)
+    require(address, trust_network)
     if address.startswith("local:"):
+        # Loopback only (Dask's default host for a local cluster): nothing off this machine joins.
         cluster = LocalCluster(n_workers=int(address.removeprefix("local:")), threads_per_worker=1,
-                               processes=True, dashboard_address=":0")
+                               processes=True, dashboard_address=":0", host="127.0.0.1")
         return Client(cluster)
     try:
-        return Client(address, timeout="30s")
-    except (OSError, TimeoutError) as exc:
+        # Security() is Dask's configuration (file or DASK_ environment variables): the TLS
+        # certificates of a tls:// address.
+        return Client(address, timeout="30s", security=Security())
+    except (OSError, TimeoutError, ssl.SSLError) as exc:
         raise SettingsError(f"--cluster {address}: cannot reach the scheduler ({exc})") from None
 
 
@@ -209,7 +253,7 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
     names = [name for _, name, _ in files]
     own = client is None
     if own:
-        client = connect(settings.cluster)
+        client = connect(settings.cluster, settings.trust_network)
     try:
         workers = max(1, len(client.scheduler_info()["workers"]))
         if chunk is None:

@@ -61,4 +61,7 @@ def render(report: Report, output) -> str:
         for finding in group:
             lines.append("  " + finding_line(finding, color, root))
     lines.append(summary_line(report))
+    if report.gate_off:
+        notice = f"warning: {printable(report.gate_off)}."
+        lines.append(f"[bold yellow]{escape(notice)}[/]" if color else notice)
     return "\n".join(lines)
