@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .escaping import json_text
-from .files import BASELINE_LIMIT, GuardedReadError, read_guarded
+from .guarded import BASELINE_LIMIT, GuardedReadError, read_guarded
 from .model import Finding, Report
 
 FORMAT_VERSION = 1

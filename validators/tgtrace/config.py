@@ -17,7 +17,7 @@ import tomllib
 from dataclasses import replace
 from pathlib import Path
 
-from .files import CONFIG_LIMIT, GuardedReadError, read_guarded
+from .guarded import CONFIG_LIMIT, GuardedReadError, read_guarded
 from .settings import (ENGINES, ScopedIgnore, Settings, SettingsError, fail_on, selectors, severity_overrides,
                        target_version)
 

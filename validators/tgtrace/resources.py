@@ -10,7 +10,7 @@ from typing import Iterable
 import pyoxigraph as ox
 import rdflib
 
-from .files import SHAPES_LIMIT, GuardedReadError, read_guarded
+from .guarded import SHAPES_LIMIT, GuardedReadError, read_guarded
 from .graph import syntax_message, to_rdflib
 
 _PACKAGED = Path(__file__).parent / "data"
