@@ -44,7 +44,7 @@ import pyoxigraph as ox
 from . import graph as tg
 from .api import InputResult, check_graph, report_of
 from .explore import TraceRow, capture_order, capture_views
-from .graph import TraceGraph
+from .graph import StatementPlaces, TraceGraph
 from .loaders import InputError
 from .loaders import ranges
 from .model import Report
@@ -116,13 +116,15 @@ def _share(keyed: list, partition: int):
     return keyed[partition]
 
 
-def _select(parsed, buckets: list[int], groups: list[int]) -> dict:
-    """This range's pieces per bucket: (N-Quads text, lines within the range, group) of each.
-    Text, one line per quad in order: it is about half the bytes of pickled pyoxigraph quads,
-    and both ends (de)serialise it in Rust rather than object by object."""
+def _select(parsed, seams: dict) -> dict:
+    """This range's seam pieces per bucket: (N-Quads text, lines within the range, group) of
+    each; ``seams`` maps a piece's number in the range to its (bucket, group). Text, one line per
+    quad in order: it is about half the bytes of pickled pyoxigraph quads, and both ends
+    (de)serialise it in Rust rather than object by object."""
     got, pieces = parsed
     chosen: dict = defaultdict(list)
-    for piece, bucket, group in zip(pieces, buckets, groups):
+    for number, (bucket, group) in seams.items():
+        piece = pieces[number]
         text = ox.serialize([got.quads[i] for i in piece.members], format=ox.RdfFormat.N_QUADS)
         chosen[bucket].append((text, [got.lines[i] for i in piece.members], group))
     return dict(chosen)
@@ -155,22 +157,53 @@ def _graphs(shares: list, origins: list, names: list) -> Iterator[TraceGraph]:
         yield graph_of(names[0], names, batch_quads, batch_places)
 
 
-def _lint_bucket(shares: list, origins: list, names: list, settings: Settings) -> list:
-    """The results of a bucket's whole traces, linted as one process lints them."""
-    results = []
+def _interior_graphs(parsed, interior: bytes, origin: tuple, names: list) -> Iterator[TraceGraph]:
+    """The whole traces of a range (its pieces that meet no piece of another range), read where
+    the range was parsed: graphs of at most BATCH_TRIPLES triples, whole pieces, in input order."""
+    got, pieces = parsed
+    part, offset = origin
+    batches: list[list[int]] = []
+    held = BATCH_TRIPLES
+    for piece, inside in zip(pieces, interior):
+        if not inside:
+            continue
+        if held + piece.size > BATCH_TRIPLES:
+            batches.append([])
+            held = 0
+        batches[-1].extend(piece.members)
+        held += piece.size
+    for members in batches:
+        members.sort()  # input order, as one process reads them
+        quads = [got.quads[i] for i in members]
+        lines = [None if (line := got.lines[i]) is None else line + offset for i in members]
+        graph = TraceGraph(names[0], StatementPlaces(names, part, quads, lines))
+        graph.add_quads(quads)
+        yield graph
+
+
+def _results(graphs: Iterator[TraceGraph], settings: Settings) -> list:
+    """The results of whole traces, linted as one process lints them."""
     with tg.collector_paused():
-        for graph in _graphs(shares, origins, names):
-            results.append(check_graph(graph, settings))
-    return results
+        return [check_graph(graph, settings) for graph in graphs]
 
 
-def _list_bucket(shares: list, origins: list, names: list, settings: Settings) -> list[dict]:
-    """The `tg-trace list` rows of a bucket's whole traces: only the rows travel back."""
+def _rows(graphs: Iterator[TraceGraph], settings: Settings) -> list[dict]:
+    """The `tg-trace list` rows of whole traces: only the rows travel back."""
     rows = []
     with tg.collector_paused():
-        for graph in _graphs(shares, origins, names):
+        for graph in graphs:
             rows.extend(view.summary() for view in capture_views(graph, check_graph(graph, settings).findings))
     return rows
+
+
+def _do_bucket(shares: list, origins: list, names: list, settings: Settings, what) -> list:
+    """What ``what`` (_results or _rows) gives for a bucket's whole traces, made of seam pieces."""
+    return what(_graphs(shares, origins, names), settings)
+
+
+def _do_range(parsed, interior: bytes, origin: tuple, names: list, settings: Settings, what) -> list:
+    """What ``what`` gives for a range's interior traces, where the range lies: nothing of them travels."""
+    return what(_interior_graphs(parsed, interior, origin, names), settings)
 
 
 def _peak_memory() -> int:
@@ -184,7 +217,7 @@ def _peak_memory() -> int:
 def lint(*sources, settings: Settings, client=None, chunk: int | None = None, stats: dict | None = None) -> Report:
     """The report of ``sources`` (paths, URLs, globs) read as one capture, linted on the cluster
     ``settings.cluster`` (or on ``client``). Raises InputError as one process does."""
-    names, batches = _on_cluster(sources, settings, client, chunk, stats, _lint_bucket)
+    names, batches = _on_cluster(sources, settings, client, chunk, stats, _results)
     results = [InputResult(name) for name in names]  # each part is a file of the report
     for batch in batches:
         results.extend(batch)
@@ -195,12 +228,12 @@ def rows(*sources, settings: Settings, client=None, chunk: int | None = None,
          stats: dict | None = None) -> list[TraceRow]:
     """The `tg-trace list` rows of ``sources`` read as one capture, built on the cluster where
     their traces are linted: the rows of one process (``explore.rows`` with one_capture)."""
-    _, batches = _on_cluster(sources, settings, client, chunk, stats, _list_bucket)
+    _, batches = _on_cluster(sources, settings, client, chunk, stats, _rows)
     return sorted((TraceRow(row) for batch in batches for row in batch), key=capture_order)
 
 
 def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: dict | None, task) -> tuple:
-    """(names of the parts, what ``task`` gave for each bucket of whole traces)."""
+    """(names of the parts, what ``task`` (_results or _rows) gave for each batch of whole traces)."""
     if any(not isinstance(s, (str, os.PathLike)) or str(s) == "-" for s in sources):
         raise SettingsError("--cluster reads files and URLs, not standard input or objects")
     if not available():
@@ -248,34 +281,48 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     # Indexed by group (a group is numbered by one of its pieces): arrays, as the client holds
     # one entry per piece, however many.
     sizes = array("Q", bytes(8 * len(groups)))
+    met_pieces = array("I", bytes(4 * len(groups)))
     index = 0
     for _, _, _, _, piece_sizes in summaries:
         for size in piece_sizes:
             sizes[groups[index]] += size
+            met_pieces[groups[index]] += 1
             index += 1
-    bucket_of = _deal(sizes, workers * 2)
+    # A group of one piece is whole inside its range: it is linted there and never travels. A
+    # range's pieces are disjoint, so every other group holds pieces of several ranges (a seam).
+    seam_sizes = array("Q", (size if met_pieces[g] > 1 else 0 for g, size in enumerate(sizes)))
+    bucket_of = _deal(seam_sizes, workers * 2)
 
+    origins = [(r.part, offsets[id(r)]) for r in plan]
+    work = []  # what each range's interior traces gave, then each bucket's seams
     picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
     index = 0
-    for r, future, summary in zip(plan, parsed, summaries):
+    interior_triples = 0
+    for r, future, summary, origin in zip(plan, parsed, summaries, origins):
         count = len(summary[4])
         range_groups = groups[index:index + count]
         index += count
-        if not count:
-            continue
-        range_buckets = [bucket_of[g] for g in range_groups]
-        selected = client.submit(_select, future, range_buckets, range_groups)
-        for bucket in sorted(set(range_buckets)):
-            picks[bucket].append((client.submit(_pick, selected, bucket), (r.part, offsets[id(r)])))
+        interior = bytes(met_pieces[g] == 1 for g in range_groups)
+        seams = {n: (bucket_of[g], g) for n, g in enumerate(range_groups) if not interior[n]}
+        interior_triples += sum(size for size, inside in zip(summary[4], interior) if inside)
+        if any(interior):
+            work.append(client.submit(_do_range, future, interior, origin, names, settings, task))
+        if seams:
+            selected = client.submit(_select, future, seams)
+            for bucket in sorted(set(bucket for bucket, _ in seams.values())):
+                picks[bucket].append((client.submit(_pick, selected, bucket), origin))
     del parsed
-    done = client.gather([client.submit(task, [f for f, _ in shares], [o for _, o in shares], names, settings)
-                          for _, shares in sorted(picks.items())])
+    work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task)
+                for _, shares in sorted(picks.items()))
+    done = client.gather(work)
     if stats is not None:
         stats.update(ranges=len(plan), pieces=len(groups), groups=sum(1 for size in sizes if size),
-                     buckets=len(done),
+                     buckets=len(picks), interior_triples=interior_triples,
+                     seam_triples=sum(seam_sizes),
                      # What the client gathers to join the pieces: their sizes and the edges.
                      summary_bytes=sum(s[4].itemsize * len(s[4]) for s in summaries)
                      + sum(e.itemsize * len(e) for e in edges),
+                     # The seam pieces, moved from the worker that parsed them to the one that lints them.
                      shuffled_bytes=sum(client.nbytes([f.key for shares in picks.values() for f, _ in shares],
                                                       summary=False).values()),
                      worker_peak_bytes=sorted(client.run(_peak_memory).values()))

@@ -249,6 +249,40 @@ class KnownPlaces(Locator):
         return {k: (self.names[part], line) for k, (part, line) in found.items()}
 
 
+class StatementPlaces(Locator):
+    """The places KnownPlaces gives, for a graph read from one part: the graph's n-th statement
+    is ``quads[n - 1]`` at line ``lines[n - 1]`` of part ``part``. Nothing is indexed while the
+    graph is built; only the runs of the subjects a finding names are read again, as the line
+    formats' locator does (a cluster's ranges lint their whole traces this way)."""
+
+    spans_parts = True
+
+    def __init__(self, names: list[str], part: int, quads, lines) -> None:
+        self.names, self.part, self.quads, self.lines = names, part, quads, lines
+
+    def places(self, wanted, runs, statements, name):
+        quads, lines = self.quads, self.lines
+        found: dict = {}
+        for k in wanted:
+            subject, predicate, obj = k
+            best = None  # (rank, line): KnownPlaces' order, earliest statement first among equals
+            for start in runs.get(subject, ()):
+                n = start - 1
+                while n < len(quads) and quads[n].subject == subject:
+                    quad = quads[n]
+                    if predicate is None or (quad.predicate == predicate and quad.object == obj):
+                        line = lines[n]
+                        # A triple's place is its first in input order (unknown lines first, as
+                        # KnownPlaces sorts them); a subject's is its earliest known line.
+                        rank = (line or 0) if predicate is not None else (line or _LAST)
+                        if best is None or rank < best[0]:
+                            best = (rank, line)
+                    n += 1
+            if best is not None:
+                found[k] = (self.names[self.part], best[1])
+        return found
+
+
 # ---------------------------------------------------------------------------
 # The graph.
 # ---------------------------------------------------------------------------
