@@ -78,6 +78,29 @@ print(count)
 """
 UNPACKED = "parse, quads unpacked"
 
+# The cluster rows: the capture linted on a local cluster of N workers through the API the CLI
+# calls, so that the run's statistics (bytes shipped, each worker's peak memory) come out with
+# its findings. Its CPU time is the whole tree's: the workers are children the run waits for.
+CLUSTER_RUN = """\
+import json, resource, sys
+from tgtrace import cluster
+from tgtrace.settings import Settings
+if __name__ == "__main__":
+    stats = {}
+    report = cluster.lint(*sys.argv[2:], settings=Settings(one_capture=True, fail_on=None, cluster=sys.argv[1]),
+                          stats=stats)
+    stats["client_peak_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    json.dump({"findings": [{"rule": f.rule, "focus": f.focus} for f in report.findings], "cluster": stats},
+              sys.stdout)
+"""
+CLUSTER_WORKERS = (1, 2)
+TARGET_CLUSTER_CPU = 1.3   # CPU of the cluster (every process) / CPU of one process, at most
+TARGET_CLUSTER_WALL = 1.0  # wall of --cluster local:2 / wall of one process, at most
+
+
+def cluster_tool(workers: int, parts: int) -> str:
+    return f"tg-trace lint --cluster local:{workers}, {parts} parts"
+
 
 @dataclass
 class Measure:
@@ -89,6 +112,7 @@ class Measure:
     findings: set | None = None
     runs: list = field(default_factory=list)
     note: str = ""
+    cluster: dict | None = None  # a cluster row's statistics (its last run; peaks the largest of any run)
 
 
 # ---------------------------------------------------------------------------
@@ -177,21 +201,29 @@ def lint_jobs_option() -> str | None:
     return None
 
 
-def findings_of(json_path: Path) -> set[tuple[str, str]]:
+def findings_of(json_path: Path) -> tuple[set[tuple[str, str]], dict | None]:
+    """The (rule, focus) pairs of a JSON report, and a cluster row's statistics."""
     document = json.loads(json_path.read_text(encoding="utf-8"))
-    return {(f["rule"], f["focus"]) for f in document["findings"]}
+    return {(f["rule"], f["focus"]) for f in document["findings"]}, document.get("cluster")
 
 
 def measure(tool: str, cmd: list[str], size: int, work: Path, repeat: int,
             parse_findings: bool, sample_tree: bool = False) -> Measure:
     runs = []
     findings = None
+    stats = None
     for i in range(repeat):
         out = work / f"{tool.replace(' ', '_')}-{size}-{i}.out"
         wall, rss, cpu = run_measured(cmd, out, sample_tree=sample_tree, cwd=work)
         runs.append((wall, rss, cpu))
         if parse_findings:
-            got = findings_of(out)
+            got, more = findings_of(out)
+            if more is not None:
+                if stats is not None:  # peaks: the largest of any run
+                    more["client_peak_bytes"] = max(more["client_peak_bytes"], stats["client_peak_bytes"])
+                    more["worker_peak_bytes"] = [max(a, b) for a, b in zip(more["worker_peak_bytes"],
+                                                                           stats["worker_peak_bytes"])]
+                stats = more
             if findings is not None and got != findings:
                 raise RuntimeError(f"{tool} reported different findings on two runs")
             findings = got
@@ -199,7 +231,7 @@ def measure(tool: str, cmd: list[str], size: int, work: Path, repeat: int,
     wall = statistics.median(w for w, _, _ in runs)
     cpu = statistics.median(c for _, _, c in runs)
     rss = max(r for _, r, _ in runs)
-    return Measure(tool, size, wall, rss, cpu, findings, runs)
+    return Measure(tool, size, wall, rss, cpu, findings, runs, cluster=stats)
 
 
 # ---------------------------------------------------------------------------
@@ -402,6 +434,36 @@ def render_table(rows: list[list[str]], markdown: bool) -> str:
     return "\n".join([fmt(HEADER), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
 
+def cluster_lines(results: dict[int, dict[str, Measure]], parts: int) -> list[str]:
+    """What the cluster costs against one process on the whole file: wall time, CPU time of every
+    process (the work inflation), each process's peak memory and the bytes moved between tasks."""
+    lines = []
+    for size, by_tool in results.items():
+        one = by_tool["tg-trace lint"]
+        head = f"{size:,} triples:"
+        for workers in CLUSTER_WORKERS:
+            m = by_tool.get(cluster_tool(workers, parts))
+            if m is None or m.cluster is None:
+                continue
+            c = m.cluster
+            mb = 1 << 20
+            wall, cpu = m.wall / one.wall, m.cpu / one.cpu
+            lines.append(f"{head} --cluster local:{workers}, {parts} parts: wall {m.wall:.2f} s = {wall:.2f}x one "
+                         f"process" + (f" (target ≤ {TARGET_CLUSTER_WALL:g}x: "
+                                       f"{'met' if wall <= TARGET_CLUSTER_WALL else 'MISSED'})" if workers == 2 else "")
+                         + f"; CPU of every process {m.cpu:.2f} s = {cpu:.2f}x one process's {one.cpu:.2f} s "
+                         f"(the work inflation; target ≤ {TARGET_CLUSTER_CPU:g}x: "
+                         f"{'met' if cpu <= TARGET_CLUSTER_CPU else 'MISSED'})")
+            seam = c["seam_triples"] / max(1, c["seam_triples"] + c["interior_triples"])
+            lines.append(f"{head} --cluster local:{workers}: peak memory per process: client "
+                         f"{c['client_peak_bytes'] / mb:.0f} MB, workers "
+                         + ", ".join(f"{b / mb:.0f} MB" for b in c["worker_peak_bytes"])
+                         + f"; moved between tasks: seam pieces {c['shuffled_bytes'] / mb:.1f} MB "
+                         f"({seam:.1%} of the triples, {c['ranges']} ranges), hashes {c['keys_bytes'] / mb:.1f} MB; "
+                         f"gathered by the client {c['summary_bytes'] / 1024:.0f} KB")
+    return lines
+
+
 def check_lines(results: dict[int, dict[str, Measure]], injected: dict[int, set],
                 pairs: list[tuple[str, str]]) -> tuple[list[str], bool]:
     """One line per check and target; and whether every correctness check passed.
@@ -554,8 +616,9 @@ def main(argv=None) -> int:
         if args.capture_parts > 1:
             parts = cut_into_parts(path, args.capture_parts, work)
             run(f"tg-trace lint --one-capture, {len(parts)} parts", lint + ["--one-capture", *parts] + common)
-            run(f"tg-trace lint --cluster local:2, {len(parts)} parts",
-                lint + ["--cluster", "local:2", *parts] + common, parallel=True)
+            for workers in CLUSTER_WORKERS:
+                run(cluster_tool(workers, len(parts)),
+                    [sys.executable, "-c", CLUSTER_RUN, f"local:{workers}", *parts], parallel=True)
         if args.explore:
             explore_common = ["--format", "json", "--no-config"]
             run(LIST, tg_trace_command() + ["list", str(path)] + explore_common, parse=False)
@@ -596,6 +659,8 @@ def main(argv=None) -> int:
     print(render_table(table_rows(results), args.markdown))
     print()
     lines, ok = check_lines(results, injected, pairs)
+    if args.capture_parts > 1:
+        lines += cluster_lines(results, args.capture_parts)
     for line in lines:
         print(("- " if args.markdown else "") + line)
 
