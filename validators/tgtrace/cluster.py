@@ -175,8 +175,8 @@ def _interior_graphs(parsed, interior: bytes, origin: tuple, names: list) -> Ite
     for members in batches:
         members.sort()  # input order, as one process reads them
         quads = [got.quads[i] for i in members]
-        lines = [None if (line := got.lines[i]) is None else line + offset for i in members]
-        graph = TraceGraph(names[0], StatementPlaces(names, part, quads, lines))
+        places = [(part, None if (line := got.lines[i]) is None else line + offset) for i in members]
+        graph = TraceGraph(names[0], StatementPlaces(names, quads, places))
         graph.add_quads(quads)
         yield graph
 
