@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import hashlib
+import itertools
 import json
 import os
 import platform
@@ -82,14 +83,14 @@ UNPACKED = "parse, quads unpacked"
 # calls, so that the run's statistics (bytes shipped, each worker's peak memory) come out with
 # its findings. Its CPU time is the whole tree's: the workers are children the run waits for.
 CLUSTER_RUN = """\
-import json, resource, sys
+import json, sys
 from tgtrace import cluster
 from tgtrace.settings import Settings
 if __name__ == "__main__":
     stats = {}
     report = cluster.lint(*sys.argv[2:], settings=Settings(one_capture=True, fail_on=None, cluster=sys.argv[1]),
                           stats=stats)
-    stats["client_peak_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    stats["client_peak_bytes"] = cluster.peak_memory()
     json.dump({"findings": [{"rule": f.rule, "focus": f.focus} for f in report.findings], "cluster": stats},
               sys.stdout)
 """
@@ -284,15 +285,20 @@ def corpus(size: int, faults: float, seed: str, folder: Path, shards: int) -> Pa
 
 
 def cut_into_parts(path: Path, count: int, folder: Path) -> list[str]:
-    """The corpus cut into ``count`` files at lines chosen at random (seeded): traces are cut across parts."""
-    lines = path.read_bytes().splitlines(keepends=True)
-    cuts = sorted(random.Random(count).sample(range(1, len(lines)), count - 1))
-    bounds = [0, *cuts, len(lines)]
+    """The corpus cut into ``count`` files at lines chosen at random (seeded): traces are cut across parts.
+    Streamed: the processes measured next are forked from this one, and Linux reports a child's
+    peak RSS as at least its parent's at the fork."""
+    with open(path, "rb") as source:
+        total = sum(1 for _ in source)
+    cuts = sorted(random.Random(count).sample(range(1, total), count - 1))
+    bounds = [*cuts, total]
     parts = []
-    for number, (start, end) in enumerate(zip(bounds, bounds[1:])):
-        part = folder / f"{path.stem}.part{number}.nq"
-        part.write_bytes(b"".join(lines[start:end]))
-        parts.append(str(part))
+    with open(path, "rb") as source:
+        for number, end in enumerate(bounds):
+            part = folder / f"{path.stem}.part{number}.nq"
+            with open(part, "wb") as out:
+                out.writelines(itertools.islice(source, end - (bounds[number - 1] if number else 0)))
+            parts.append(str(part))
     return parts
 
 

@@ -19,12 +19,15 @@ The run, partitioned by trace and not by file:
    (``pieces.join``), so what it holds grows with the pieces (about the traces)
    and what crosses ranges, not with the entities; an input error is raised
    here, with its part and line;
-3. whole groups of pieces are dealt to buckets by size; each range's pieces
-   are selected per bucket where they lie (as N-Quads text), and each bucket's lint task
-   fetches its pieces, rebuilds whole traces with their (part, line) and
-   lints them with the same engine and Settings as one process;
-4. the results merge into one report (``api.report_of``); for ``tg-trace list`` the
-   lint tasks build the rows of their traces instead, and only the rows travel back.
+3. a group of one piece is a trace (or traces joined by shared entities) whole inside its
+   range: the task that holds the range lints it there, with the part and line of each triple,
+   and returns only its results (or, for ``tg-trace list``, its rows); nothing of it travels;
+4. the other groups, the seams, are dealt to buckets by size; each range's seam pieces are
+   selected per bucket where they lie (as N-Quads text), and each bucket's task fetches its
+   pieces, rebuilds whole traces with their (part, line) and lints them; seams alone are
+   parsed twice;
+5. the results merge into one report (``api.report_of``); for ``tg-trace list`` only the rows
+   travel back. Every trace is linted with the same engine and Settings as one process.
 
 Every task is a pure function of its inputs, so the tasks of a worker lost
 mid-run are rerun from their inputs and no finding is lost or counted twice.
@@ -206,9 +209,17 @@ def _do_range(parsed, interior: bytes, origin: tuple, names: list, settings: Set
     return what(_interior_graphs(parsed, interior, origin, names), settings)
 
 
-def _peak_memory() -> int:
-    """This worker's peak resident memory, in bytes (Linux reports kilobytes)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def peak_memory() -> int:
+    """This process's peak resident memory, in bytes. Linux's VmHWM where there is one: the
+    rusage figure survives fork and exec, so a process started by a large one reports its parent's."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
 
 
 # ---------------------------------------------------------------- the client
@@ -325,7 +336,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
                      # The seam pieces, moved from the worker that parsed them to the one that lints them.
                      shuffled_bytes=sum(client.nbytes([f.key for shares in picks.values() for f, _ in shares],
                                                       summary=False).values()),
-                     worker_peak_bytes=sorted(client.run(_peak_memory).values()))
+                     worker_peak_bytes=sorted(client.run(peak_memory).values()))
     return done
 
 

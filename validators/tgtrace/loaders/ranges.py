@@ -15,7 +15,6 @@ before it once every range has said how many it holds.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -31,8 +30,6 @@ except ImportError:  # the cluster extra is not installed: the cluster module sa
 
 # Formats a range may cut at any line boundary.
 SPLITTABLE = {"nquads": "nquads", "ntriples": "ntriples", "jsonl": "jsonl"}
-# A line holding no statement: blank (bytes.strip's whitespace) or a comment.
-_BLANK_OR_COMMENT = re.compile(rb"^[ \t\r\x0b\x0c]*(?:#|$)", re.MULTILINE)
 _BY_SUFFIX = {".nq": "nquads", ".nt": "ntriples", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
@@ -164,8 +161,11 @@ def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads) -> None:
         return
     with holder.reading():
         quads = list(ox.parse(data, format=rdf_format))
-    if len(quads) == got.line_count and not _BLANK_OR_COMMENT.search(data.removesuffix(b"\n")):
-        # One statement on every line, found by a search in C: the n-th quad is on line n.
+    # Every line starts with a subject (an IRI or a blank node) and there are as many quads as
+    # lines: the n-th quad is on line n. Counted in C, where a scan line by line costs a third
+    # of the parse.
+    starts = data.count(b"\n<") + data.count(b"\n_") + (data[:1] in (b"<", b"_"))
+    if len(quads) == got.line_count == starts:
         got.quads, got.lines = quads, range(1, len(quads) + 1)
         return
     raw = data.split(b"\n")
