@@ -77,4 +77,4 @@ def test_a_range_knows_the_line_of_each_quad(text: bytes, lines: list[int], tmp_
     got = ranges.read(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path))
     assert got.error is None
     assert list(got.lines) == lines
-    assert [q.subject.value for q in got.quads] == [q.subject.value for q in ox.parse(text, format=ox.RdfFormat.N_QUADS)]
+    assert got.quads == list(ox.parse(text, format=ox.RdfFormat.N_QUADS))
