@@ -16,7 +16,11 @@ tool runs in a fresh process so that its wall time and peak RSS are its own:
 - ``pySHACL``: the same command with ``--engine shacl``, i.e. pySHACL running
   the project's shapes (the reference the fast engine must agree with);
 - with ``--explore``: ``tg-trace list`` (every trace's row, linted) and
-  ``tg-trace show --trace`` of one trace (only that trace linted).
+  ``tg-trace show --trace`` of one trace (only that trace linted);
+- with ``--capture-parts K``: the corpus cut into K parts linted as one capture
+  in one process (``--one-capture``) and on a local Dask cluster of 1 and of 2
+  workers, each cluster row with its CPU time against one process (the work
+  inflation), each process's peak memory and the bytes moved between tasks.
 
 The (rule, focus) sets of the fast engine and pySHACL are compared on every
 size where pySHACL ran, and the faults the generator injected must all be
@@ -567,7 +571,7 @@ def main(argv=None) -> int:
                              "(pySHACL needs minutes at 1M triples); the table marks it with its date")
     parser.add_argument("--capture-parts", type=int, default=0, metavar="K",
                         help="also lint the corpus cut into K parts at arbitrary lines as one capture, in one "
-                        "process (--one-capture) and on a local Dask cluster of 2 workers (--cluster local:2); "
+                        "process (--one-capture) and on local Dask clusters of 1 and 2 workers (--cluster local:N); "
                         "off by default: the cluster's start-up is slow for a smoke run")
     parser.add_argument("--explore", action="store_true",
                         help="also time tg-trace list and tg-trace show --trace of one trace on each corpus; "
