@@ -60,8 +60,6 @@ COMPONENTS: dict[str, Native] = {}
 TARGET_TYPES: dict[str, Callable] = {}
 # Target types decided per graph: IRI -> nodes(graph, params) -> the focus nodes.
 TARGET_NODES: dict[str, Callable] = {}
-# SPARQL extension functions, registered with both SPARQL engines: IRI -> function of a Python value.
-FUNCTIONS: dict[str, Callable] = {}
 
 
 def component(local: str, namespace: str = SH, static: bool = False, own_values: bool = False,
@@ -105,15 +103,16 @@ def _true(term) -> bool:
 
 # ---------------------------------------------------------------- value types
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # Python reads NaN and Infinity; RFC 8259 does not
+
+
 def is_json(text: str) -> bool:
     try:
-        json.loads(text)
+        json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return False
     return True
-
-
-FUNCTIONS[TGL + "isJSON"] = is_json
 
 
 def _lexical(value) -> str | None:

@@ -25,21 +25,7 @@ from ..namespaces import SH
 from ..resources import shapes_graph
 from ..rules import model
 from . import Hit
-from .components import FUNCTIONS
 from .paths import indexed_transitive_paths
-
-
-@cache
-def _register_functions() -> None:
-    """The SPARQL extension functions the shapes call (tgl:isJSON), registered with rdflib."""
-    # rdflib's SPARQL engine (a pyparsing grammar, a third of a second to import) is only
-    # needed when the reference engine runs.
-    from rdflib.plugins.sparql.operators import register_custom_function
-
-    for iri, python in FUNCTIONS.items():
-        def call(value, python=python):
-            return rdflib.Literal(isinstance(value, rdflib.Literal) and python(str(value)))
-        register_custom_function(rdflib.URIRef(iri), call, override=True)
 
 
 class ToRdflib:
@@ -96,7 +82,9 @@ def _each_query_parsed_once():
     at the first. :func:`_lazy_exists` runs that pass (rdflib's ``analyse``)
     on them; a lazy join is rdflib's nested loop, with the same solutions.
     """
-    from rdflib.plugins.sparql import processor  # see _register_functions
+    # rdflib's SPARQL engine (a pyparsing grammar, a third of a second to import) is only
+    # needed when the reference engine runs.
+    from rdflib.plugins.sparql import processor
 
     original = processor.SPARQLProcessor.query
     prepared = _PREPARED
@@ -195,7 +183,6 @@ def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] 
     codes: the rules to evaluate (None: all)."""
     import pyshacl  # imported when the reference engine is asked for: it loads slowly
 
-    _register_functions()
     converter = ToRdflib()
     for s, p, o in graph.triples():
         converter.add(s, p, o)
