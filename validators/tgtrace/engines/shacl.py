@@ -22,8 +22,7 @@ from rdflib.namespace import RDF
 
 from ..graph import TraceGraph, key_from_rdflib, term, to_rdflib
 from ..namespaces import SH
-from ..resources import shapes_graph
-from ..rules import model
+from ..rules import model, model_for
 from . import Hit
 from .paths import indexed_transitive_paths
 
@@ -163,13 +162,14 @@ _TARGETS = [rdflib.URIRef(SH + name) for name in
 
 @cache
 def _shapes_for(codes: frozenset[str] | None) -> rdflib.Graph:
-    """The shapes graph with the targets of shapes that carry none of the rules removed: pySHACL
-    then never evaluates them, and shapes other shapes use still work where they are used."""
+    """The shapes graph as tg-trace runs it for the rules (opt-in ones selected activated), with
+    the targets of shapes that carry none of the rules removed: pySHACL then never evaluates
+    them, and shapes other shapes use still work where they are used."""
+    shapes = model_for(codes)
     if codes is None:
-        return shapes_graph()
+        return shapes.graph
     graph = rdflib.Graph()
-    graph += shapes_graph()  # a copy: the packaged graph is shared
-    shapes = model()
+    graph += shapes.graph  # a copy: the packaged graph is shared
     for shape in shapes.top_level():
         if not shapes.codes_within(shape) & codes:
             for predicate in _TARGETS:
