@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from functools import cache
 from typing import Callable, Iterator
 
 import pyoxigraph as ox
@@ -33,7 +34,7 @@ import rdflib
 from ..graph import (DERIVED, TraceGraph, answer_pattern, is_blank, is_iri, is_root_question, key_from_rdflib,
                      terminal_answers, to_rdflib)
 from ..generations import infer
-from ..namespaces import OWL, RDF, SH, TG, TGL, XSD
+from ..namespaces import RDF, SH, TG, TGL, XSD
 from ..vocabulary import permitted_reasons, termination_reasons
 
 _Literal, _Triple = ox.Literal, ox.Triple
@@ -661,37 +662,32 @@ def _permitted_termination(ctx, shape, focus, values, params):
             yield value, None
 
 
-_PROPERTY_KINDS = frozenset({OWL + "ObjectProperty", OWL + "DatatypeProperty", OWL + "AnnotationProperty"})
-_TRUE = ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean"))
-
-
-def _undeclared(graph: TraceGraph, predicate: str) -> bool:
-    return not (_PROPERTY_KINDS & graph.types_of(predicate))
-
-
-def _deprecated(graph: TraceGraph, predicate: str) -> bool:
-    return _TRUE in graph.values(predicate, OWL + "deprecated")
+@cache
+def _listed(text: str) -> frozenset[str]:
+    """A parameter that lists IRIs separated by spaces (SPARQL cannot read a list of the shapes graph)."""
+    return frozenset(text.split())
 
 
 @component("DeclaredPredicatesConstraintComponent", TGL, static=True)
 def _declared_predicates(ctx, shape, focus, predicates, params):
     namespace = str(_param(params, "declaredPredicatesIn", TGL))
+    declared = _listed(str(_param(params, "declaredPredicates", TGL)))
     for predicate in predicates:
-        if predicate.startswith(namespace) and _undeclared(ctx.graph, predicate):
+        if predicate.startswith(namespace) and predicate not in declared:
             yield focus, predicate
 
 
 @component("NotDeprecatedConstraintComponent", TGL, static=True)
 def _not_deprecated(ctx, shape, focus, predicates, params):
     namespace = str(_param(params, "notDeprecatedIn", TGL))
+    deprecated = _listed(str(_param(params, "deprecatedPredicates", TGL)))
     for predicate in predicates:
-        if predicate.startswith(namespace) and _deprecated(ctx.graph, predicate):
+        if predicate.startswith(namespace) and predicate in deprecated:
             yield focus, predicate
 
 
 def _term_users(graph: TraceGraph, types, predicates, params) -> bool:
-    namespace = str(params.get(TGL + "namespace"))
-    return any((p.startswith(namespace) and _undeclared(graph, p)) or _deprecated(graph, p) for p in predicates)
+    return any(p.startswith(TG) for p in predicates)
 
 
 TARGET_TYPES[TGL + "TermUsersTarget"] = _term_users
