@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import pyoxigraph as ox
 import pyshacl
@@ -63,7 +65,7 @@ def _imports_closure(path: Path) -> list[Path]:
         seen.append(current)
         graph = rdflib.Graph().parse(current, format="turtle")
         for imported in graph.objects(None, rdflib.OWL.imports):
-            target = Path(rdflib.util.url2pathname(str(imported).removeprefix("file://")))
+            target = Path(url2pathname(urlsplit(str(imported)).path))
             assert target.is_file(), f"{current.name} imports {imported}, which is not a file beside it"
             todo.append(target)
     return seen

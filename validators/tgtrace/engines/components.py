@@ -266,12 +266,16 @@ def well_formed(literal: rdflib.Literal) -> bool:
     return isinstance(value, types)
 
 
+def _blank_node(v) -> bool:
+    return type(v) is str and v.startswith("_:")  # an RDF 1.2 triple term is of no node kind of SHACL 1.0
+
+
 NODE_KINDS: dict[str, Callable] = {
     SH + "IRI": is_iri,
     SH + "Literal": lambda v: type(v) is _Literal,
-    SH + "BlankNode": is_blank,
-    SH + "BlankNodeOrIRI": lambda v: type(v) is not _Literal,
-    SH + "BlankNodeOrLiteral": lambda v: not is_iri(v),
+    SH + "BlankNode": _blank_node,
+    SH + "BlankNodeOrIRI": lambda v: type(v) is str,
+    SH + "BlankNodeOrLiteral": lambda v: _blank_node(v) or type(v) is _Literal,
     SH + "IRIOrLiteral": lambda v: is_iri(v) or type(v) is _Literal,
 }
 
