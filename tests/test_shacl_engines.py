@@ -149,3 +149,57 @@ def test_pyshacl_on_a_rule_fault_agrees_with_tgtrace(rule, bundle_graph):
 def test_pyshacl_on_a_mutation_agrees_with_tgtrace(mutation, bundle_graph):
     data = ox.serialize(mutation.quads, format=ox.RdfFormat.N_QUADS)
     assert _pyshacl_pairs(data, bundle_graph) == _tgtrace_pairs(data)
+
+
+# ---------------------------------------------------------------- pyrudof, an engine of SHACL Core
+
+CORE_LEFT_OUT = set(bundle.beyond_core())
+
+
+def _pyrudof_pairs(nquads: bytes, downloaded: Path, shapes: rdflib.Graph) -> set:
+    """The recipe: the trace as written (RDF 1.2 triple terms and all), the bundle as downloaded."""
+    import pyrudof
+
+    rudof = pyrudof.Rudof(pyrudof.RudofConfig())
+    rudof.read_data(nquads.decode(), format=pyrudof.RDFFormat.NQuads, reader_mode=pyrudof.ReaderMode.Strict)
+    rudof.read_shacl(str(downloaded), reader_mode=pyrudof.ReaderMode.Strict)
+    report = rudof.validate_shacl()
+    pairs = set()
+    for entry in report.violations:
+        code = shapes.value(rdflib.URIRef(entry.source_shape), TGL.code)
+        if code is not None:
+            pairs.add((str(code), entry.focus_node))
+    return pairs
+
+
+def _core_pairs(nquads: bytes) -> set:
+    return {(code, focus) for code, focus in _tgtrace_pairs(nquads) if code not in CORE_LEFT_OUT}
+
+
+def test_the_core_profile_leaves_out_the_rules_beyond_core(downloaded):
+    header = downloaded.read_text(encoding="utf-8").split("\n\n", 1)[0]
+    assert ", ".join(sorted(CORE_LEFT_OUT)) in header.replace("\n# ", " ")
+    assert CORE_LEFT_OUT < set(all_rules())
+
+
+ALL_FAULTS = [r for r in FAULTS if r.code not in CORE_LEFT_OUT]
+
+
+@pytest.mark.parametrize("path", example_traces(".nq"), ids=lambda p: p.name)
+def test_pyrudof_on_an_example_agrees_with_tgtrace_on_core_rules(path, downloaded, bundle_graph):
+    data = path.read_bytes()
+    assert _pyrudof_pairs(data, downloaded, bundle_graph) == _core_pairs(data)
+
+
+@pytest.mark.parametrize("rule", ALL_FAULTS, ids=lambda r: r.code)
+def test_pyrudof_on_a_rule_fault_agrees_with_tgtrace_on_core_rules(rule, downloaded, bundle_graph):
+    data = rule.fault.apply(EXAMPLES)
+    pairs = _core_pairs(data)
+    assert (rule.code, rule.fault.focus) in pairs
+    assert _pyrudof_pairs(data, downloaded, bundle_graph) == pairs
+
+
+@pytest.mark.parametrize("mutation", SAMPLE, ids=lambda m: m.id)
+def test_pyrudof_on_a_mutation_agrees_with_tgtrace_on_core_rules(mutation, downloaded, bundle_graph):
+    data = ox.serialize(mutation.quads, format=ox.RdfFormat.N_QUADS)
+    assert _pyrudof_pairs(data, downloaded, bundle_graph) == _core_pairs(data)

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from pathlib import Path
 
 import rdflib
 
-from .namespaces import OWL, TG
+from .namespaces import OWL, SH, TG
 from .resources import ontology_graph, read_turtle, shapes_dir, shapes_paths
+from .rules import model
+from .shapes import CORE_COMPONENTS, Shape, ShapesModel
 from .vocabulary import deprecated_terms
 
 BEGIN = "# BEGIN declared terms"
@@ -75,6 +78,37 @@ def with_declared_terms(text: str, block: str) -> str:
     return text[:start] + block + text[end + len(END):]
 
 
+def _within(shape: Shape) -> list[Shape]:
+    """The shape and every shape it uses."""
+    found, pending = {}, [shape]
+    while pending:
+        current = pending.pop()
+        if current.node in found:
+            continue
+        found[current.node] = current
+        for constraint in current.constraints:
+            for value in constraint.params.values():
+                pending.extend(item for item in (value if isinstance(value, list) else [value]) if isinstance(item, Shape))
+    return list(found.values())
+
+
+def beyond_core(shapes: ShapesModel | None = None) -> list[str]:
+    """The rules an engine of SHACL Core alone cannot evaluate: each uses a constraint component
+    or a target of SHACL-SPARQL or SHACL Advanced Features (the project's own components, declared
+    in SPARQL, or SPARQL-based targets), itself or in a shape that carries it."""
+    shapes = model() if shapes is None else shapes
+    core = {SH + name for name in CORE_COMPONENTS}
+    codes = set()
+    for shape in list(shapes.shapes.values()):
+        code = shapes.code_of(shape.node)
+        if code is not None and any(s.sparql or any(c.component not in core for c in s.constraints)
+                                    for s in _within(shape)):
+            codes.add(code)
+        if any(target.kind in ("custom", "sparql") for target in shape.targets):
+            codes |= shapes.codes_within(shape)
+    return sorted(codes)
+
+
 def bundle_graph(paths=None) -> rdflib.Graph:
     """Every module's triples, the modules' own ontology headers and their imports left out:
     the bundle is one ontology, tgsh:, and needs nothing else."""
@@ -87,6 +121,10 @@ def bundle_graph(paths=None) -> rdflib.Graph:
     return graph
 
 
+def _wrapped(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, 96, initial_indent="# ", subsequent_indent="# ")) + "\n"
+
+
 def bundle_turtle(paths=None) -> bytes:
     """The one-file bundle as Turtle, with a header saying what it is."""
     graph = bundle_graph(paths)
@@ -95,6 +133,8 @@ def bundle_turtle(paths=None) -> bytes:
         "# Run it on a trace as it is written (RDF 1.2 triple terms, no ontology merged):\n"
         "# SHACL Core and SHACL-SPARQL, with SPARQL-based targets (SHACL Advanced Features).\n"
         "# The opt-in rules are sh:deactivated true; activate them by removing that triple.\n"
+        + _wrapped("Core profile: an engine of SHACL Core alone (no SHACL-SPARQL, no SPARQL-based targets) "
+                   "evaluates every rule but " + ", ".join(beyond_core()) + ".") +
         "# Recipes per engine: https://trustgraph-ai.github.io/trustgraph-ontology/shacl-engines/\n\n"
     )
     return header.encode() + graph.serialize(format="turtle", encoding="utf-8")
