@@ -246,8 +246,9 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--to", "fmt", type=click.Choice(["nquads", "trig"]), default="nquads", show_default=True,
-              help="N-Quads or TriG, both RDF 1.2 (triple terms written <<( s p o )>>).")
+@click.option("--to", "fmt", type=click.Choice(["nquads", "trig", "ntriples"]), default="nquads", show_default=True,
+              help="N-Quads or TriG, both RDF 1.2 (triple terms written <<( s p o )>>); ntriples: N-Triples 1.2, "
+                   "the named graphs merged, for tools that read one graph.")
 @click.option("--input-format", type=click.Choice(INPUT_FORMATS), default=None,
               help="Read the inputs as this format instead of guessing from each file's name and content.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,

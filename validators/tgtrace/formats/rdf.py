@@ -19,11 +19,15 @@ _PREFIXES = {"tg": TG, "prov": PROV, "rdf": RDF, "rdfs": RDFS, "xsd": XSD, "tgl"
 RDF_FORMATS = {
     "nquads": ("N-Quads 1.2", ox.RdfFormat.N_QUADS),
     "trig": ("TriG 1.2", ox.RdfFormat.TRIG),
+    # One graph, the named graphs merged, for tools that read a graph and not a dataset.
+    "ntriples": ("N-Triples 1.2", ox.RdfFormat.N_TRIPLES),
 }
 
 
 def serialize(quads: Iterable[ox.Quad], fmt: str = "nquads") -> bytes:
     """The quads in one of RDF_FORMATS (TriG with the trace namespaces' prefixes)."""
     _, rdf_format = RDF_FORMATS[fmt]
+    if rdf_format == ox.RdfFormat.N_TRIPLES:
+        quads = dict.fromkeys(ox.Triple(q.subject, q.predicate, q.object) for q in quads)  # once each, in order
     prefixes = _PREFIXES if rdf_format == ox.RdfFormat.TRIG else None
     return ox.serialize(quads, format=rdf_format, prefixes=prefixes)
