@@ -12,6 +12,7 @@ bundle too, and the ontology's declared terms written into the shapes are in ste
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -266,3 +267,57 @@ def test_pyrudof_on_wire_json_through_convert(tmp_path, downloaded, bundle_graph
                    timeout=120)
     pairs = {(f.rule, f.focus) for f in tgtrace.lint(*sources, fail_on="never") if f.rule not in CORE_LEFT_OUT}
     assert _pyrudof(converted.read_text(encoding="utf-8"), "NQuads", downloaded, bundle_graph) == pairs
+
+
+# ---------------------------------------------------------------- the recipes on docs/shacl-engines.md
+
+RECIPES = dict(re.findall(r"<!-- recipe: (\w+) -->\s*```(?:sh|python)\n(.*?)```",
+                          (ROOT / "docs" / "shacl-engines.md").read_text(encoding="utf-8"), re.S))
+QUESTION = "urn:trustgraph:agent:33a7dbc8-ce5b-58b6-91c6-ff32961e9c7d"
+
+
+@pytest.fixture(scope="module")
+def recipe_dir(tmp_path_factory, downloaded) -> Path:
+    """A user's folder: the downloaded bundle and a capture (wire JSON) with two faults, D003 on
+    the Question (a SHACL Core rule) and D004 on the first iteration (a SHACL-SPARQL rule),
+    converted to RDF by the convert recipe."""
+    folder = tmp_path_factory.mktemp("recipes")
+    (folder / bundle.BUNDLE_NAME).write_bytes(downloaded.read_bytes())
+    triples = json.loads((EXAMPLES / "orchestrator-react-multi-iteration.json").read_text(encoding="utf-8"))
+    for triple in triples:
+        if triple["s"]["i"] == QUESTION and triple["p"]["i"].endswith("startedAtTime"):
+            triple["o"]["v"] = "yesterday at noon"
+        if triple["s"]["i"] == QUESTION + "/i1" and triple["p"]["i"].endswith("arguments"):
+            triple["o"]["v"] = "{'laureate': 'Marie Curie'}"
+    (folder / "capture.json").write_text(json.dumps(triples), encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    subprocess.run(["bash", "-euc", RECIPES["convert"]], cwd=folder, env=env, check=True, timeout=120)
+    assert (folder / "trace.nq").is_file() and (folder / "trace.nt").is_file()
+    return folder
+
+
+def _recipe(name: str, folder: Path) -> str:
+    run = subprocess.run([sys.executable, "-c", RECIPES[name]], cwd=folder, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_the_docs_give_a_recipe_per_engine():
+    assert set(RECIPES) == {"convert", "pyshacl", "topbraid", "pyrudof"}
+
+
+def test_pyshacl_recipe(recipe_dir):
+    out = _recipe("pyshacl", recipe_dir)
+    assert "Conforms: False" in out and f"Focus Node: <{QUESTION}>" in out and f"Focus Node: <{QUESTION}/i1>" in out
+
+
+def test_topbraid_recipe(recipe_dir):
+    report = rdflib.Graph().parse(data=_recipe("topbraid", recipe_dir), format="turtle")
+    assert {str(f) for f in report.objects(None, SH.focusNode)} == {QUESTION, QUESTION + "/i1"}
+
+
+def test_pyrudof_recipe(recipe_dir):
+    out = _recipe("pyrudof", recipe_dir)
+    # The Core profile: D003 on the Question; D004, a SHACL-SPARQL rule, is left out.
+    assert "conforms: False" in out and QUESTION + " " in out and QUESTION + "/i1" not in out
