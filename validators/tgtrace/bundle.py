@@ -18,9 +18,11 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from functools import cache
 from pathlib import Path
 
 import rdflib
+from rdflib.compare import to_canonical_graph
 
 from .namespaces import OWL, SH, TG
 from .resources import ontology_graph, read_turtle, shapes_dir, shapes_paths
@@ -125,8 +127,10 @@ def _wrapped(text: str) -> str:
     return "\n".join(textwrap.wrap(text, 96, initial_indent="# ", subsequent_indent="# ")) + "\n"
 
 
-def bundle_turtle(paths=None) -> bytes:
-    """The one-file bundle as Turtle, with a header saying what it is."""
+@cache
+def bundle_turtle(paths: tuple | None = None) -> bytes:
+    """The one-file bundle as Turtle, with a header saying what it is (paths: the modules, as a
+    tuple; the installed shapes by default)."""
     graph = bundle_graph(paths)
     header = (
         "# TrustGraph explainability shapes: every module in one file, for any SHACL processor.\n"
@@ -137,7 +141,12 @@ def bundle_turtle(paths=None) -> bytes:
                    "evaluates every rule but " + ", ".join(beyond_core()) + ".") +
         "# Recipes per engine: https://trustgraph-ai.github.io/trustgraph-ontology/shacl-engines/\n\n"
     )
-    return header.encode() + graph.serialize(format="turtle", encoding="utf-8")
+    # Blank nodes named canonically, so that the same shapes always give the same file.
+    canonical = rdflib.Graph()
+    canonical += to_canonical_graph(graph)
+    for prefix, namespace in graph.namespaces():
+        canonical.bind(prefix, namespace, override=True, replace=True)
+    return header.encode() + canonical.serialize(format="turtle", encoding="utf-8")
 
 
 def main(argv=None) -> int:
