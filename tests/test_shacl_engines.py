@@ -26,6 +26,7 @@ import pyoxigraph as ox
 import pyshacl
 import pytest
 import rdflib
+from rdflib.plugins.sparql import prepareQuery
 
 import tgtrace
 from tgtrace import bundle
@@ -321,3 +322,28 @@ def test_pyrudof_recipe(recipe_dir):
     out = _recipe("pyrudof", recipe_dir)
     # The Core profile: D003 on the Question; D004, a SHACL-SPARQL rule, is left out.
     assert "conforms: False" in out and QUESTION + " " in out and QUESTION + "/i1" not in out
+
+
+# ---------------------------------------------------------------- D004 in standard SPARQL
+
+JSON_TEXTS = ['{}', '[]', '{"a": 1}', "{'query': 'x'}", '"x"', '1', '-0.5e+3', '01', '1.', '.5', 'true', 'truee5',
+              'tru', 'NaN', 'Infinity', '-Infinity', '[1 2]', '[1,]', '{"a":1,}', '{"a" 1}', '{1:2}', '"\t"', '"\\t"',
+              '"\\q"', '"\\u00e9"', '"\\u00g9"', ' [ 1 , { "k" : [ null , false ] } ] ', '"a"b"', '"""', '""',
+              '[' * 11 + ']' * 11, '[' * 12 + ']' * 11, '{"a":"b\\"c"}', 'fal"x"e', '\ufeff{}', '{"k":"v"}x', '',
+              ' ', '1 2', '-', '+1', '1e', '1E5', '"\x7f"', '"é"', 'S', '[S]', '{S:0}', "{'laureate': 'Marie Curie'}"]
+
+
+def test_json_text_in_standard_sparql_judges_as_json_parsing_does(bundle_graph):
+    """D004's component in plain SPARQL (pyoxigraph and rdflib, the engines of two SHACL processors)
+    says what the native check, Python's JSON parser without NaN and Infinity, says."""
+    from tgtrace.engines.components import is_json
+
+    component = TGL.JSONTextConstraintComponent
+    ask = str(bundle_graph.value(bundle_graph.value(component, SH.validator), SH.ask))
+    prepared = prepareQuery(ask)
+    for text in JSON_TEXTS:
+        literal = ox.Literal(text)
+        in_oxigraph = ox.Store().query(ask.replace("$jsonText", "true").replace("$value", str(literal)))
+        in_rdflib = rdflib.Graph().query(prepared, initBindings={"value": rdflib.Literal(text),
+                                                                  "jsonText": rdflib.Literal(True)}).askAnswer
+        assert bool(in_oxigraph) == bool(in_rdflib) == is_json(text), repr(text)
