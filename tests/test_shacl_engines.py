@@ -194,20 +194,21 @@ def _rdflib_reads(nquads: bytes) -> bool:
 # rdflib can read but the mutations, of which a few.
 PYSHACL_CASES = [case for case in _cases() if _rdflib_reads(case[1])]
 PYSHACL_CASES = [case for case in PYSHACL_CASES if ":" not in case[0]] + \
-    [case for case in PYSHACL_CASES if ":" in case[0]][::6]
+    [case for case in PYSHACL_CASES if ":" in case[0]][::12]
 
 
 @pytest.mark.parametrize("case", PYSHACL_CASES, ids=lambda case: case[0])
-def test_pyshacl_agrees_with_tgtrace(case, downloaded, bundle_graph):
+def test_pyshacl_agrees_with_tgtrace(case, bundle_graph):
     """The recipe: rdflib reads the trace (its named graphs merged into one graph), pySHACL
-    validates it with the bundle, SHACL Advanced Features on; nothing else."""
+    validates it with the bundle (read once, as a user checking many traces does), SHACL Advanced
+    Features on; nothing else."""
     _, nquads, expected = case
     dataset = rdflib.Dataset()
     dataset.parse(data=nquads, format="nquads")
     data = rdflib.Graph()
     for s, p, o, _ in dataset.quads((None, None, None, None)):
         data.add((s, p, o))
-    _, report, _ = pyshacl.validate(data, shacl_graph=str(downloaded), advanced=True)
+    _, report, _ = pyshacl.validate(data, shacl_graph=bundle_graph, advanced=True)
     results = [((report.value(r, SH.sourceConstraint), report.value(r, SH.sourceShape)), report.value(r, SH.focusNode))
                for r in report.objects(None, SH.result)]
     pairs = {(f.rule, f.focus) for f in tgtrace.lint(list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS)),
