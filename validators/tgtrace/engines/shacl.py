@@ -2,10 +2,10 @@
 
 rdflib cannot hold RDF 1.2 triple terms, so each one becomes a blank node
 described as a classic rdf:Statement (rdf:subject, rdf:predicate, rdf:object);
-the shapes check tg:edge and tg:contains against that form. The ontology's
-declarations (rdf:type and owl:deprecated of every tg: term, no subclass
-axioms, so types stay as asserted) are mixed into the data for the
-vocabulary rules.
+D007 accepts that form as it accepts a triple term. The graph arrives with the
+ontology's declarations mixed in (rdf:type and owl:deprecated of every tg:
+term, no subclass axioms); no rule reads them any more: the vocabulary rules
+take the declared terms from the shapes.
 """
 
 from __future__ import annotations
