@@ -261,6 +261,10 @@ def test_the_core_profile_leaves_out_the_rules_beyond_core(downloaded):
     header = downloaded.read_text(encoding="utf-8").split("\n\n", 1)[0]
     assert ", ".join(sorted(CORE_LEFT_OUT)) in header.replace("\n# ", " ")
     assert CORE_LEFT_OUT < set(all_rules())
+    codes = sorted(CORE_LEFT_OUT)
+    page = " ".join((ROOT / "docs" / "shacl-engines.md").read_text(encoding="utf-8").split())
+    assert page.count(", ".join(codes[:-1]) + " and " + codes[-1]) == 2, "the SHACL engines page names other rules"
+    assert page.count(", ".join(codes)) == 1, "the SHACL engines page's table names other rules"
 
 
 def test_pyrudof_agrees_with_tgtrace_on_the_core_rules(capture, downloaded, bundle_graph):
