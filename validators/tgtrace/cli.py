@@ -21,7 +21,7 @@ from .files import OutputError, refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit
 from .formats import diagram, live
 from .formats.common import plural
-from .loaders import INPUT_FORMATS, InputError, expand_paths
+from .loaders import INPUT_FORMATS, InputError, expand_paths, load
 from .model import Report, Severity
 from .rules import UnknownRule, get_rule
 from .resources import TurtleError
@@ -340,6 +340,43 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
         click.echo(f"tg-trace: ontology coverage {report.coverage.percent:.1f}% is below the minimum of "
                    f"{settings.min_coverage:g}%", err=True)
     sys.exit(0 if report.passed else 1)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--to", "fmt", type=click.Choice(["nquads", "trig", "ntriples"]), default="nquads", show_default=True,
+              help="N-Quads or TriG, both RDF 1.2 (triple terms written <<( s p o )>>); ntriples: N-Triples 1.2, "
+                   "the named graphs merged, for tools that read one graph.")
+@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default=None,
+              help="Read the inputs as this format instead of guessing from each file's name and content.")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
+              help="Write to this file instead of standard output.")
+def convert(paths, fmt, input_format, output_file) -> None:
+    """Write the graph tg-trace reads from trace files (any input lint takes: wire JSON, explain
+    streams, every RDF syntax) as N-Quads or TriG 1.2, so that another RDF tool, such as a SHACL
+    processor given the published shapes, checks exactly the graph tg-trace judges.
+
+    Named graphs and triple terms are kept; a term RDF cannot hold stands as the placeholder IRI
+    the linter judges, with its tgl:invalidTerm annotation. Exit status: 0 written, 2 for a usage
+    problem or unreadable input.
+    """
+    from .formats import rdf  # the RDF writer, loaded by this command alone
+
+    refuse_inputs({"-o": output_file}, expand_paths([p for p in paths if p != "-"]))
+    quads = []
+    for path in paths:
+        for item in load(path, input_format):
+            start = len(quads)
+            with item.reading():
+                quads.extend(item.quads())
+            if len(quads) == start:
+                raise item.no_triples()
+    data = rdf.serialize(quads, fmt)
+    if output_file:
+        write_atomic(output_file, data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
 
 
 @main.command()

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 import pyoxigraph as ox
+import rdflib
 
 from .model import Severity
 from .namespaces import SH
@@ -116,6 +117,25 @@ class UnknownRule(KeyError):
 def model() -> ShapesModel:
     """The packaged (or TG_TRACE_SHAPES) shapes, read once."""
     return ShapesModel(shapes_graph())
+
+
+@cache
+def _activated(codes: frozenset[str]) -> ShapesModel:
+    graph = rdflib.Graph()
+    graph += shapes_graph()  # a copy: the packaged graph is shared
+    for code in codes:
+        graph.remove((rdflib.URIRef(model().rules[code].shape), rdflib.URIRef(SH + "deactivated"), None))
+    return ShapesModel(graph)
+
+
+def model_for(codes: frozenset[str] | None) -> ShapesModel:
+    """The shapes as tg-trace runs them for the selected rules: the opt-in rules are published
+    sh:deactivated true, so that any SHACL processor leaves them out by default, and run here
+    when selected."""
+    opt_in = {name for name, family in families().items() if family.opt_in}
+    selected = frozenset(code for code, rule in model().rules.items()
+                         if rule.family in opt_in and codes is not None and code in codes)
+    return _activated(selected) if selected else model()
 
 
 @cache

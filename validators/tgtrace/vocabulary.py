@@ -2,7 +2,7 @@
 
 The vocabulary rules check traces against the ontology's declarations (the
 rdf:type of every tg: term as a class or property, and owl:deprecated), which
-both engines add to the graph they check; the termination-reason and
+tgtrace.bundle writes into the shapes; the termination-reason and
 execution-pattern rules follow the enumerations the ontology records as
 named individuals; coverage counts which of the ontology's terms a run used.
 """

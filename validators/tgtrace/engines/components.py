@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from functools import cache
 from typing import Callable, Iterator
 
 import pyoxigraph as ox
@@ -33,7 +34,7 @@ import rdflib
 from ..graph import (DERIVED, TraceGraph, answer_pattern, is_blank, is_iri, is_root_question, key_from_rdflib,
                      terminal_answers, to_rdflib)
 from ..generations import infer
-from ..namespaces import OWL, RDF, SH, TG, TGL, XSD
+from ..namespaces import RDF, SH, TG, TGL, XSD
 from ..vocabulary import permitted_reasons, termination_reasons
 
 _Literal, _Triple = ox.Literal, ox.Triple
@@ -60,8 +61,6 @@ COMPONENTS: dict[str, Native] = {}
 TARGET_TYPES: dict[str, Callable] = {}
 # Target types decided per graph: IRI -> nodes(graph, params) -> the focus nodes.
 TARGET_NODES: dict[str, Callable] = {}
-# SPARQL extension functions, registered with both SPARQL engines: IRI -> function of a Python value.
-FUNCTIONS: dict[str, Callable] = {}
 
 
 def component(local: str, namespace: str = SH, static: bool = False, own_values: bool = False,
@@ -105,15 +104,16 @@ def _true(term) -> bool:
 
 # ---------------------------------------------------------------- value types
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # Python reads NaN and Infinity; RFC 8259 does not
+
+
 def is_json(text: str) -> bool:
     try:
-        json.loads(text)
+        json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return False
     return True
-
-
-FUNCTIONS[TGL + "isJSON"] = is_json
 
 
 def _lexical(value) -> str | None:
@@ -266,12 +266,16 @@ def well_formed(literal: rdflib.Literal) -> bool:
     return isinstance(value, types)
 
 
+def _blank_node(v) -> bool:
+    return type(v) is str and v.startswith("_:")  # an RDF 1.2 triple term is of no node kind of SHACL 1.0
+
+
 NODE_KINDS: dict[str, Callable] = {
     SH + "IRI": is_iri,
     SH + "Literal": lambda v: type(v) is _Literal,
-    SH + "BlankNode": is_blank,
-    SH + "BlankNodeOrIRI": lambda v: type(v) is not _Literal,
-    SH + "BlankNodeOrLiteral": lambda v: not is_iri(v),
+    SH + "BlankNode": _blank_node,
+    SH + "BlankNodeOrIRI": lambda v: type(v) is str,
+    SH + "BlankNodeOrLiteral": lambda v: _blank_node(v) or type(v) is _Literal,
     SH + "IRIOrLiteral": lambda v: is_iri(v) or type(v) is _Literal,
 }
 
@@ -657,37 +661,32 @@ def _permitted_termination(ctx, shape, focus, values, params):
             yield value, None
 
 
-_PROPERTY_KINDS = frozenset({OWL + "ObjectProperty", OWL + "DatatypeProperty", OWL + "AnnotationProperty"})
-_TRUE = ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean"))
-
-
-def _undeclared(graph: TraceGraph, predicate: str) -> bool:
-    return not (_PROPERTY_KINDS & graph.types_of(predicate))
-
-
-def _deprecated(graph: TraceGraph, predicate: str) -> bool:
-    return _TRUE in graph.values(predicate, OWL + "deprecated")
+@cache
+def _listed(text: str) -> frozenset[str]:
+    """A parameter that lists IRIs separated by spaces (SPARQL cannot read a list of the shapes graph)."""
+    return frozenset(text.split())
 
 
 @component("DeclaredPredicatesConstraintComponent", TGL, static=True)
 def _declared_predicates(ctx, shape, focus, predicates, params):
     namespace = str(_param(params, "declaredPredicatesIn", TGL))
+    declared = _listed(str(_param(params, "declaredPredicates", TGL)))
     for predicate in predicates:
-        if predicate.startswith(namespace) and _undeclared(ctx.graph, predicate):
+        if predicate.startswith(namespace) and predicate not in declared:
             yield focus, predicate
 
 
 @component("NotDeprecatedConstraintComponent", TGL, static=True)
 def _not_deprecated(ctx, shape, focus, predicates, params):
     namespace = str(_param(params, "notDeprecatedIn", TGL))
+    deprecated = _listed(str(_param(params, "deprecatedPredicates", TGL)))
     for predicate in predicates:
-        if predicate.startswith(namespace) and _deprecated(ctx.graph, predicate):
+        if predicate.startswith(namespace) and predicate in deprecated:
             yield focus, predicate
 
 
 def _term_users(graph: TraceGraph, types, predicates, params) -> bool:
-    namespace = str(params.get(TGL + "namespace"))
-    return any((p.startswith(namespace) and _undeclared(graph, p)) or _deprecated(graph, p) for p in predicates)
+    return any(p.startswith(TG) for p in predicates)
 
 
 TARGET_TYPES[TGL + "TermUsersTarget"] = _term_users

@@ -27,7 +27,7 @@ import rdflib
 from ..graph import (DERIVED, RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key,
                      key_from_rdflib, to_rdflib)
 from ..namespaces import SH
-from ..rules import model
+from ..rules import model_for
 from ..shapes import Path, Shape, ShapesError, ShapesModel
 from ..vocabulary import declarations
 from . import Hit
@@ -167,7 +167,7 @@ class Engine:
     @classmethod
     @cache
     def packaged(cls, codes: frozenset[str] | None = None) -> "Engine":
-        return cls(model(), codes)  # the registry's model: the shapes are read once per process
+        return cls(model_for(codes), codes)  # the registry's model: the shapes are read once per process
 
     def _check_components(self) -> None:
         """Every component a shape uses has a native implementation or a SPARQL validator."""

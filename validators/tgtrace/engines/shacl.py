@@ -2,10 +2,10 @@
 
 rdflib cannot hold RDF 1.2 triple terms, so each one becomes a blank node
 described as a classic rdf:Statement (rdf:subject, rdf:predicate, rdf:object);
-the shapes check tg:edge and tg:contains against that form. The ontology's
-declarations (rdf:type and owl:deprecated of every tg: term, no subclass
-axioms, so types stay as asserted) are mixed into the data for the
-vocabulary rules.
+D007 accepts that form as it accepts a triple term. The graph arrives with the
+ontology's declarations mixed in (rdf:type and owl:deprecated of every tg:
+term, no subclass axioms); no rule reads them any more: the vocabulary rules
+take the declared terms from the shapes.
 """
 
 from __future__ import annotations
@@ -23,25 +23,10 @@ from rdflib.namespace import RDF
 
 from ..graph import TraceGraph, key_from_rdflib, term, to_rdflib
 from ..namespaces import SH
-from ..resources import shapes_graph
-from ..rules import model
+from ..rules import model, model_for
 from . import Hit
-from .components import FUNCTIONS
 from .paths import indexed_transitive_paths
 from .sparql import refuse_services
-
-
-@cache
-def _register_functions() -> None:
-    """The SPARQL extension functions the shapes call (tgl:isJSON), registered with rdflib."""
-    # rdflib's SPARQL engine (a pyparsing grammar, a third of a second to import) is only
-    # needed when the reference engine runs.
-    from rdflib.plugins.sparql.operators import register_custom_function
-
-    for iri, python in FUNCTIONS.items():
-        def call(value, python=python):
-            return rdflib.Literal(isinstance(value, rdflib.Literal) and python(str(value)))
-        register_custom_function(rdflib.URIRef(iri), call, override=True)
 
 
 class ToRdflib:
@@ -98,7 +83,9 @@ def _each_query_parsed_once():
     at the first. :func:`_lazy_exists` runs that pass (rdflib's ``analyse``)
     on them; a lazy join is rdflib's nested loop, with the same solutions.
     """
-    from rdflib.plugins.sparql import processor  # see _register_functions
+    # rdflib's SPARQL engine (a pyparsing grammar, a third of a second to import) is only
+    # needed when the reference engine runs.
+    from rdflib.plugins.sparql import processor
 
     original = processor.SPARQLProcessor.query
     prepared = _PREPARED
@@ -242,13 +229,14 @@ _TARGETS = [rdflib.URIRef(SH + name) for name in
 
 @cache
 def _shapes_for(codes: frozenset[str] | None) -> rdflib.Graph:
-    """The shapes graph with the targets of shapes that carry none of the rules removed: pySHACL
-    then never evaluates them, and shapes other shapes use still work where they are used."""
+    """The shapes graph as tg-trace runs it for the rules (opt-in ones selected activated), with
+    the targets of shapes that carry none of the rules removed: pySHACL then never evaluates
+    them, and shapes other shapes use still work where they are used."""
+    shapes = model_for(codes)
     if codes is None:
-        return shapes_graph()
+        return shapes.graph
     graph = rdflib.Graph()
-    graph += shapes_graph()  # a copy: the packaged graph is shared
-    shapes = model()
+    graph += shapes.graph  # a copy: the packaged graph is shared
     for shape in shapes.top_level():
         if not shapes.codes_within(shape) & codes:
             for predicate in _TARGETS:
@@ -275,7 +263,6 @@ def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] 
     codes: the rules to evaluate (None: all)."""
     import pyshacl  # imported when the reference engine is asked for: it loads slowly
 
-    _register_functions()
     refuse_services(model())  # before pySHACL could run one
     converter = ToRdflib()
     with _literal_casts_unlogged():

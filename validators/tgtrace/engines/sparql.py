@@ -25,9 +25,7 @@ import rdflib
 from ..graph import TraceGraph, from_rdflib, key, term
 from ..namespaces import SH
 from ..shapes import ShapesError
-from .components import FUNCTIONS
 
-_BOOLEAN = "http://www.w3.org/2001/XMLSchema#boolean"
 # The name $shapesGraph is bound to: the shapes graph is loaded as this named graph when a query uses it.
 SHAPES_GRAPH = "urn:x-tgtrace:shapes-graph"
 # Pre-bound in every query besides its own bindings; a subquery need not return them (Appendix A).
@@ -176,20 +174,6 @@ def _written(value) -> str | None:
     return None
 
 
-# ------------------------------------------------------------------- functions
-
-def _function(python):
-    def call(*args):
-        value = args[0] if args else None
-        text = value.value if isinstance(value, ox.Literal) else None
-        result = python(text) if text is not None else False
-        return ox.Literal("true" if result else "false", datatype=ox.NamedNode(_BOOLEAN))
-    return call
-
-
-_CUSTOM = {ox.NamedNode(iri): _function(f) for iri, f in FUNCTIONS.items()}
-
-
 class SparqlRunner:
     """Per-trace pyoxigraph stores over one graph, built when first asked for."""
 
@@ -250,7 +234,7 @@ class SparqlRunner:
             missing = [v for v in substitutions if v.value not in prepared.returns]
             pieces.insert(prepared.insert_at, "".join(f" ?{v.value}" for v in missing))
         text = "".join(pieces)
-        return store.query(text, prefixes=prefixes, substitutions=substitutions, custom_functions=_CUSTOM)
+        return store.query(text, prefixes=prefixes, substitutions=substitutions)
 
     def select(self, text, prefixes, bindings, focus, path_sparql=None) -> list[dict]:
         """Solutions as {variable name: key}."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tgtrace import resources
+from tgtrace import bundle, resources
 from tgtrace.explain import PREFIXES
 
 from ..context import Context
@@ -15,7 +15,7 @@ SYNTAXES = {".ttl": "Turtle", ".nt": "N-Triples", ".rdf": "RDF/XML", ".jsonld": 
 
 
 def downloads() -> dict[str, bytes]:
-    """The ontology in four syntaxes and the shapes as they are, under downloads/."""
+    """The ontology in four syntaxes, the shapes as they are and in one file, under downloads/."""
     graph = resources.ontology_graph()
     files = {"downloads/trustgraph.ttl": resources.ontology_path().read_bytes()}
     # Plain RDF/XML: rdflib's pretty-xml writer drops the OWL lists (unions, disjointness).
@@ -23,6 +23,7 @@ def downloads() -> dict[str, bytes]:
         files[f"downloads/trustgraph{suffix}"] = graph.serialize(format=fmt, encoding="utf-8")
     for path in resources.shapes_paths():
         files[f"downloads/shapes/{path.name}"] = path.read_bytes()
+    files[f"downloads/{bundle.BUNDLE_NAME}"] = bundle.bundle_turtle()
     return files
 
 
@@ -37,7 +38,9 @@ def pages(context: Context, files: dict[str, bytes]) -> dict[str, str]:
             namespace=TG,
             counts=(len(vocab.classes), len(vocab.predicates), len(vocab.datatypes), len(vocab.individuals)),
             prefixes={**TURTLE_PREFIXES, **PREFIXES},
-            ontology=[(p, n, SYNTAXES[Path(p).suffix], size) for p, n, size in listed if p.startswith("downloads/trustgraph")],
+            ontology=[(p, n, SYNTAXES[Path(p).suffix], size) for p, n, size in listed
+                      if p.startswith("downloads/trustgraph") and n != bundle.BUNDLE_NAME],
+            bundle=[(p, n, size) for p, n, size in listed if n == bundle.BUNDLE_NAME],
             shapes=[(p, n, size) for p, n, size in listed if p.startswith("downloads/shapes/")],
         )
     }
