@@ -149,3 +149,45 @@ def test_a_long_value_is_shortened_and_control_characters_escaped(broken):
     head = _finding_block(out, "T001")[0]
     assert "…" in head and "x" * 100 not in head
     assert "\x1b" not in out and "\\x1b" in out
+
+
+def test_the_other_formats_carry_the_same_advice(broken, tmp_path):
+    """SARIF, JUnit and GitLab Code Quality show what the text format shows, where they have room."""
+    from junitparser import JUnitXml
+
+    from formats_support import sarif_validator
+
+    path = broken(lambda p: _replace_once(p, '"final-answer"', '"final-answr"'))
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if '"final-answr"' in text)
+    column = path.read_text().splitlines()[line - 1].index('"final-answr"') + 1
+    url = f"{DOCS_BASE}rules/T001/"
+
+    _, out, _ = cli("lint", "--no-config", "--select", "T001", "--format", "sarif", path.name)
+    log = json.loads(out)
+    assert not list(sarif_validator().iter_errors(log))
+    result = log["runs"][0]["results"][0]
+    text = result["message"]["text"]
+    assert '"final-answr" is not a known termination reason' in text
+    assert f"Expected one of {TERMINATIONS}." in text and 'Did you mean "final-answer"?' in text
+    assert text.endswith(f"See {url}")
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert region["startLine"] == line and region["startColumn"] == column
+    assert region["endColumn"] == column + len('"final-answr"')
+    assert '"final-answr"' in region["snippet"]["text"]
+    descriptor = log["runs"][0]["tool"]["driver"]["rules"][result["ruleIndex"]]
+    assert descriptor["helpUri"] == url and url in descriptor["help"]["text"]
+    assert "'final-answer'" in descriptor["help"]["text"]
+
+    _, out, _ = cli("lint", "--no-config", "--select", "T001", "--format", "junit", path.name)
+    (tmp_path / "junit.xml").write_text(out)
+    suites = JUnitXml.fromfile(str(tmp_path / "junit.xml"))
+    failure = next(result for suite in suites for case in suite for result in case.result)
+    assert '"final-answr" is not a known termination reason' in failure.text
+    assert f"{line} | " in failure.text and "^" * len('"final-answr"') in failure.text
+    assert 'did you mean "final-answer"?' in failure.text and url in failure.text
+
+    _, out, _ = cli("lint", "--no-config", "--select", "T001", "--format", "gitlab", path.name)
+    issue = json.loads(out)[0]
+    assert '"final-answr" is not a known termination reason' in issue["description"]
+    body = issue["content"]["body"]
+    assert f"expected one of {TERMINATIONS}" in body and f"({url})" in body

@@ -67,6 +67,25 @@ class Advice:
     fix: str
     url: str
 
+    @property
+    def notes(self) -> list[str]:
+        """What the rule accepts instead: its closed set, the nearest value or declared term."""
+        notes = []
+        if self.allowed:
+            notes.append(f"expected one of {', '.join(self.allowed)}")
+        if self.suggestion:
+            notes.append(f"did you mean {self.suggestion}?")
+        return notes
+
+    @property
+    def help(self) -> str:
+        """The fix and the rule's page, as one line."""
+        return " ".join(part for part in (self.fix, f"See {self.url}") if part)
+
+    def lines(self) -> list[str]:
+        """The advice as the lines under a finding (``note:`` and ``help:``)."""
+        return ([f"note: {'; '.join(self.notes)}"] if self.notes else []) + [f"help: {self.help}"]
+
 
 def _candidates(rule: Rule, finding: Finding) -> tuple[tuple[str, ...], str | None]:
     """The closed set the value at fault was checked against, and the term to match against it."""

@@ -98,15 +98,7 @@ def detail_lines(finding, advice, excerpt, color: bool = False) -> list[str]:
         out.append(f"{gutter} |")
     if advice is None:
         return out
-    notes = []
-    if advice.allowed:
-        notes.append(f"expected one of {', '.join(advice.allowed)}")
-    if advice.suggestion:
-        notes.append(f"did you mean {advice.suggestion}?")
-    help_line = " ".join(part for part in (advice.fix, f"See {advice.url}") if part)
-    lines = [f"= note: {'; '.join(notes)}"] if notes else []
-    lines.append(f"= help: {help_line}")
-    out += [escape(printable(line)) if color else printable(line) for line in lines]
+    out += [escape(printable("= " + line)) if color else printable("= " + line) for line in advice.lines()]
     return out
 
 
