@@ -34,18 +34,27 @@ def shorten(text: str, limit: int = MAX_VALUE) -> str:
     return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
 
 
-def short_iri(iri: str, limit: int = 40) -> str:
-    """An IRI as a person reads it: its CURIE, else its last path segments (``…/i3/observation``)."""
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def short_iri(iri: str, limit: int = 20) -> str:
+    """An IRI as a person reads it in a table: its CURIE, else its last segments with any UUID
+    cut to its first 8 digits (``…/i3/observation``, ``…agent:33a7dbc8…``). Where it is shown,
+    the full IRI goes with it (a tooltip, the copied text)."""
     shown = curie(iri)
-    if shown != iri or len(iri) <= limit:
+    if shown != iri:
         return shown
-    parts = re.split(r"(?<=[/#:])", iri)
-    tail = ""
-    for part in reversed(parts):
-        if len(tail) + len(part) > limit - 1 and tail:
+    segments = re.split(r"(?<=[/#:])", _UUID.sub(lambda m: m.group(0)[:8] + "…", iri))
+    tail, kept = "", 0
+    for segment in reversed(segments):
+        if tail and len(segment) + len(tail) > limit:
             break
-        tail = part + tail
-    return "…" + (tail if tail.startswith(("/", "#", ":")) else "/" + tail) if tail != iri else iri
+        tail, kept = segment + tail, kept + 1
+    if kept == len(segments):
+        return tail
+    # "…/i3/observation": the separator before the tail says a path was cut.
+    cut = segments[len(segments) - kept - 1]
+    return "…" + (cut[-1] if cut[-1] in "/#" else "") + tail
 
 
 def quoted(value: str | None) -> str:
