@@ -14,12 +14,10 @@ from dataclasses import dataclass
 
 from .explain import curie
 from .model import Finding
-from .namespaces import TGL
+from .namespaces import RDF_TYPE, TG, TGL
 from .rules import Rule, all_rules
 from .vocabulary import ontology_terms
 
-TG = "https://trustgraph.ai/ns/"
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 # Longer values are cut in the middle: a question or an observation can be pages long.
 MAX_VALUE = 60
 # A value that reads as an IRI (a scheme, no spaces) is shown as one, anything else as text.
