@@ -46,7 +46,7 @@ CASES = [
     ("termination", "T001", lambda p: _replace_once(p, '"final-answer"', '"final-answr"'),
      '"final-answr"', '"final-answr"', [f"expected one of {TERMINATIONS}", 'did you mean "final-answer"?']),
     ("structure", "S012", lambda p: _replace_once(p, f'<{TG}pattern> "react"', f'<{TG}pattern> "loop"'),
-     None, '"loop"', ['expected one of "react", "plan-then-execute", "supervisor"']),
+     None, '"loop"', ['found "loop"; expected one of "react", "plan-then-execute", "supervisor"']),
     ("datatype", "D001", _retype_step_number, '"one"', '"one"', []),
     ("vocabulary", "V002", lambda p: _replace_once(p, f"<{TG}terminationReason>", f"<{TG}terminationReasn>"),
      "tg:terminationReasn", f"<{TG}terminationReasn>", ["did you mean tg:terminationReason?"]),

@@ -74,10 +74,14 @@ class Advice:
     fix: str
     url: str
 
+    # Whether the message already quotes the value (its template has {?value}).
+    value_in_message: bool = True
+
     @property
     def notes(self) -> list[str]:
-        """What the rule accepts instead: its closed set, the nearest value or declared term."""
-        notes = []
+        """The value found, when the message does not say it, and what the rule accepts instead:
+        its closed set, the nearest value or declared term."""
+        notes = [] if self.value_in_message or self.value is None else [f"found {self.value}"]
         if self.allowed:
             notes.append(f"expected one of {', '.join(self.allowed)}")
         if self.suggestion:
@@ -151,4 +155,5 @@ def advise(finding: Finding) -> Advice | None:
     at_fault = finding.value if finding.value != finding.focus else None
     return Advice(message=message_of(finding, rule), value=quoted(at_fault) if at_fault else None,
                   allowed=allowed, suggestion=quoted(nearest) if nearest and nearest != term else None,
-                  fix=" ".join(rule.fix.split()), url=rule.help_uri)
+                  fix=" ".join(rule.fix.split()), url=rule.help_uri,
+                  value_in_message="{?value}" in rule.message and not (finding.path or "").startswith(TGL))
