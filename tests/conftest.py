@@ -2,6 +2,9 @@ from pathlib import Path
 
 import pytest
 
+# A real TrustGraph deployment, one per session, for the tests of what talks to a running TrustGraph.
+from gateway_rig import trustgraph  # noqa: F401
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 

@@ -2,9 +2,14 @@
 
 Each case takes one example file (wire JSON, N-Quads, an explain stream),
 applies a few random mutations (bytes flipped, dropped, duplicated or cut;
-JSON values swapped for values of other types; lines shuffled), and lints
-the result in this process. The only acceptable outcomes are a report or an
-InputError: any other exception is a crash a user would see as a traceback.
+JSON values swapped for values of other types; lines shuffled), gives it a
+file name that may hold control and bidi characters and bytes that are not
+UTF-8, and lints the result in this process. The only acceptable outcomes
+are a report or an InputError: any other exception is a crash a user would
+see as a traceback. The report is then written in one output format (each
+case its own, in turn through the format registry) and read back by that
+format's consumer (a JSON parser, the SARIF schema, an XML parser); neither
+it nor an InputError's line may hold a raw control or bidi character.
 
     python tests/fuzz.py --cases 100000 --seed 1     # a long run, for contributors
 
@@ -17,10 +22,14 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
+import re
 import sys
 import traceback
+from functools import lru_cache
 from pathlib import Path
+from xml.etree import ElementTree as ET
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
@@ -77,6 +86,72 @@ def _mutate_bytes(rng: random.Random, data: bytes) -> bytes:
     return bytes(data)
 
 
+# Pieces a hostile file name is made of: terminal escapes, a forged workflow command, bidi
+# controls, a line separator, GitHub's property separators, a byte that is not UTF-8.
+NAME_PIECES = ["\x1b]0;title\x07", "\n::error file=a.py::forged", "\r", "\u202e", "\u2066", "\u2028", "\x85", ",",
+               ":", "%0A", os.fsdecode(b"\xff"), os.fsdecode(b"\xc3"), "\u00e9", " "]
+# What no output may hold raw: C0 controls but the layout's line feed and tab, DEL, C1, the bidi
+# controls, the separators, lone surrogates (unencodable), U+FFFE and U+FFFF (not XML).
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+                    "\ufffe\uffff]")
+
+
+def hostile_name(seed: int, name: str) -> str:
+    """The case's file name: half the cases keep the example's, the others get hostile pieces
+    in its stem (the suffix stays: it picks the input format)."""
+    rng = random.Random(f"name-{seed}")  # its own stream: the content of case N stays the same
+    if rng.random() < 0.5:
+        return name
+    stem, suffix = os.path.splitext(name)
+    pieces = [rng.choice(NAME_PIECES) for _ in range(rng.randint(1, 4))]
+    # A name can also start like a workflow command: the text formats' lines start with it.
+    start = rng.choice(["", "", "::error::", ":"])
+    return start + stem + "".join(pieces) + suffix
+
+
+@lru_cache(maxsize=1)
+def _sarif_validator():
+    import jsonschema
+
+    schema = json.loads((HERE / "data" / "sarif-schema-2.1.0.json").read_text())
+    return jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+
+
+def output_problem(fmt: str, text: str) -> str | None:
+    """What is wrong with an output in format ``fmt`` (a registered format, or svg), or None:
+    a raw unsafe character, or its consumer cannot read it."""
+    from tgtrace.formats import FORMATS
+
+    found = UNSAFE.search(text)
+    if found:
+        return f"raw {found.group()!r} at {found.start()}: {text[max(0, found.start() - 60):found.start() + 20]!r}"
+    syntax = FORMATS[fmt].syntax if fmt in FORMATS else fmt
+    lines = text.splitlines()
+    try:
+        if syntax == "json":
+            document = json.loads(text)
+            if fmt == "sarif":
+                error = next(iter(_sarif_validator().iter_errors(document)), None)
+                if error is not None:
+                    return f"not SARIF 2.1.0: {error.message}"
+        elif fmt in ("junit", "svg"):
+            ET.fromstring(text.encode("utf-8"))  # XML 1.0, strictly
+        elif fmt == "html":
+            if "No diagram" in text:
+                return "a diagram failed"
+            for svg in re.findall(r"<svg\b.*?</svg>", text, flags=re.S):
+                ET.fromstring(svg.encode("utf-8"))
+        elif fmt == "github":
+            # One workflow command per finding: nothing in the input starts a line of its own.
+            if not all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines):
+                return "a line that is not an annotation"
+        elif any(line.lstrip().startswith("::") for line in lines):
+            return "a line a CI runner would read as a workflow command"
+    except (ValueError, ET.ParseError) as exc:
+        return f"does not parse as {fmt}: {exc}"
+    return None
+
+
 def case(seed: int) -> tuple[str, bytes]:
     """The file name and content of case number ``seed`` (deterministic)."""
     rng = random.Random(seed)
@@ -98,20 +173,30 @@ def case(seed: int) -> tuple[str, bytes]:
 
 
 def run(seed: int) -> str | None:
-    """None when the case ends in a report or an InputError, else the traceback."""
+    """None when the case ends in a report or an InputError, both safe to show, else what went
+    wrong (the traceback of a crash)."""
     import tgtrace
+    from tgtrace.formats import FORMATS, render
     from tgtrace.loaders import InputError
 
     name, data = case(seed)
+    name = hostile_name(seed, name)
+    formats = sorted(FORMATS)
+    fmt = formats[seed % len(formats)]
     stream = io.BytesIO(data)
     stream.name = name  # the loader picks the format by the name, as it does for a file
     try:
-        tgtrace.lint(stream, fail_on="never")
-    except InputError:
-        return None
+        report = tgtrace.lint(stream, fail_on="never")
+        problem = output_problem(fmt, render(report, fmt))
+        where = f"its {fmt} output"
+    except InputError as exc:
+        # As the command shows it, on standard error.
+        problem, where = output_problem("text", f"tg-trace: {exc}"), "its input error"
+        if problem is None and "\n" in str(exc):
+            problem = "more than one line"
     except Exception:  # anything else is a crash: report it with the case that made it
-        return f"case {seed} ({name}):\n{traceback.format_exc()}"
-    return None
+        return f"case {seed} ({name!r}, {fmt}):\n{traceback.format_exc()}"
+    return None if problem is None else f"case {seed} ({name!r}): {where}: {problem}"
 
 
 def main(argv=None) -> int:

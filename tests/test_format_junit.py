@@ -41,3 +41,16 @@ def test_junit_findings_outside_traces_and_files(tmp_path):
     (suite,) = list(parse_junit(render(report, "junit"), tmp_path))
     (case,) = list(suite)
     assert suite.name == "<input>" and case.name == "(outside any trace)" and not case.is_passed
+
+
+def test_junit_is_well_formed_whatever_a_literal_holds(tmp_path):
+    # U+FFFE, U+FFFF and control characters cannot stand in XML 1.0 at all: one such literal
+    # made the whole report unreadable to a CI system.
+    message = "\ufffe\uffff\x00\x1b\u202e not a known termination reason"
+    report = Report(findings=[finding(message=message, focus=AGENT + "/final\u2028")],
+                    files=["traces/react.nq"], traces={AGENT: "traces/react.nq"})
+    (suite,) = parse_junit(render(report, "junit"), tmp_path)
+    (case,) = list(suite)
+    (failure,) = case.result
+    assert "\\ufffe\\uffff\\x00\\x1b\\u202e not a known termination reason" in failure.text
+    assert "/final\\u2028" in failure.text

@@ -116,6 +116,35 @@ def test_control_characters_in_a_file_name_are_escaped(tmp_path):
     assert result.returncode == 2 and "\x1b" not in err and "\\x1b" in err, err
 
 
+RDF_XML_HEAD = b'<?xml version="1.0"?>\n'
+RDF_XML_BODY = (b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="urn:a">'
+                b"<rdf:value>&a;&a;</rdf:value></rdf:Description></rdf:RDF>\n")
+ENTITIES = b'<!DOCTYPE x [<!ENTITY a "AAAAAAAAAA">]>\n'
+
+
+@pytest.mark.parametrize("name,content,line", [
+    # After a 70 KB comment: once past the first 64 KiB, the entities were expanded.
+    ("late.rdf", RDF_XML_HEAD + b"<!--" + b"x" * 70_000 + b"-->\n" + ENTITIES + RDF_XML_BODY, 3),
+    # The XML reader takes a DOCTYPE in lower case, and inside the root element.
+    ("inside.rdf", RDF_XML_HEAD + RDF_XML_BODY.replace(b'#">', b'#">\n' + ENTITIES.lower(), 1), 3),
+    # Past the first megabyte read (the scan goes a chunk at a time), and named by content alone.
+    ("far.json", RDF_XML_HEAD + b"<!--\n" + b"x" * 2_000_000 + b"\n-->\n" + ENTITIES + RDF_XML_BODY, 5),
+])
+def test_a_dtd_anywhere_in_rdf_xml_is_refused(tmp_path, name, content, line):
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert_input_error(tg_trace("lint", str(path)), f"{name}:{line}", "declares a DTD")
+    assert_input_error(tg_trace("lint", "--input-format", "rdfxml", "-", stdin=content), f"<stdin>:{line}",
+                       "declares a DTD")
+
+
+def test_a_json_error_keeps_its_position(tmp_path):
+    # "Unterminated string starting at" said nothing of where.
+    path = tmp_path / "cut.json"
+    path.write_bytes(b'[{"s": {"t": "i", "i": "urn:a}}]')
+    assert_input_error(tg_trace("lint", str(path)), "cut.json:1", "Unterminated string starting at: column 24")
+
+
 def test_no_network_connection_while_parsing(tmp_path):
     # A JSON-LD @context and an RDF/XML base pointing at a listener here: nothing may connect.
     server = socket.socket()

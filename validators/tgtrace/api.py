@@ -206,8 +206,17 @@ def _terms_used(kinds: Counter) -> Counter:
     return Counter({k: v for k, v in used.items() if v > 0})
 
 
+# The notice an input gets when its format lost what some rules need (not a rule of the shapes:
+# it is about the input, not about a node of a trace).
+LOSSY_INPUT = "I001"
+
+
 def lint_input(source: Input, settings: Settings = DEFAULTS) -> Iterator[InputResult]:
     """One input's results: one for a file, one per completed trace group for an explain stream."""
+    yield from _judged(_lint_input(source, settings), [source], settings)
+
+
+def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
     if settings.engine == "fast" and source.events is not None:
         yield from _lint_stream(source, settings)
         return
@@ -216,6 +225,36 @@ def lint_input(source: Input, settings: Settings = DEFAULTS) -> Iterator[InputRe
     with tg.collector_paused():
         result = check_graph(source.graph(), settings)
     yield result
+
+
+def _losses(items: Sequence[Input]) -> list[tuple[str, object]]:
+    return [(item.name, item.loss) for item in items if item.loss is not None and item.loss.lossy]
+
+
+def silenced(findings: Iterable[Finding], items: Sequence[Input]) -> list[Finding]:
+    """The findings less those of the rules that a lossy input among ``items`` cannot be judged by."""
+    silent = {code for _, loss in _losses(items) for code in loss.silent}
+    return [f for f in findings if f.rule not in silent]
+
+
+def _judged(results: Iterable[InputResult], items: Sequence[Input], settings: Settings) -> Iterator[InputResult]:
+    """The results with the rules a lossy input cannot be judged by left silent, and one notice per
+    such input (on its first result) naming what its format lost."""
+    losses = _losses(items)
+    if not losses:
+        yield from results
+        return
+    noticed = False
+    for result in results:
+        result.findings = silenced(result.findings, items)
+        if not noticed:
+            noticed = True
+            for name, loss in losses:
+                notice = settings.finding(Finding(file=name, line=None, rule=LOSSY_INPUT, severity=Severity.INFO,
+                                                  family="input", message=loss.notice(), focus=name))
+                if notice is not None:
+                    result.findings.insert(0, notice)
+        yield result
 
 
 def capture_graph(items: Sequence[Input]) -> TraceGraph:
@@ -238,10 +277,14 @@ def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Itera
     """The inputs as the parts of one capture (:func:`capture_graph`), linted as one graph;
     each finding names the part (and its line) that holds its triple."""
     graph = capture_graph(items)
-    for item in items:
-        yield InputResult(item.name)  # each part is a file of the report
-    with tg.collector_paused():
-        yield check_graph(graph, settings)
+
+    def results() -> Iterator[InputResult]:
+        for item in items:
+            yield InputResult(item.name)  # each part is a file of the report
+        with tg.collector_paused():
+            yield check_graph(graph, settings)
+
+    yield from _judged(results(), items, settings)
 
 
 def _lint_stream(source: Input, settings: Settings) -> Iterator[InputResult]:

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .escaping import json_text
 from .model import Finding, Report
 
 FORMAT_VERSION = 1
@@ -88,7 +89,8 @@ class Baseline:
         for key in sorted(self.counts, key=lambda k: (self.entries[k]["rule"], self.entries[k]["focus"], k)):
             findings.append({"fingerprint": key, "count": self.counts[key], **self.entries[key]})
         data = {"tool": "tg-trace", "version": FORMAT_VERSION, "findings": findings}
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        # Reviewed in diffs: a bidi control in a recorded message must not display as something else.
+        return json_text(data) + "\n"
 
     def write(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json(), encoding="utf-8")

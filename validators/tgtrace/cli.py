@@ -4,6 +4,7 @@ errors become exit statuses."""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import time
@@ -14,10 +15,11 @@ import click
 
 from . import api, config, explore, selfcheck
 from .baseline import Baseline, BaselineError
+from .escaping import message, printable
 from .explain import explain_rule, list_rules
 from .files import OutputError, refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit
-from .formats import diagram
+from .formats import diagram, live
 from .formats.common import plural
 from .loaders import INPUT_FORMATS, InputError, expand_paths
 from .model import Report, Severity
@@ -39,7 +41,8 @@ class UsageProblem(click.ClickException):
     exit_code = 2
 
     def show(self, file=None) -> None:
-        click.echo(f"tg-trace: {self.format_message()}", err=True)
+        # Escaped here too, whatever raised it: a message may quote a path or the input.
+        click.echo(f"tg-trace: {message(self.format_message())}", err=True)
 
 
 class ProgressBar:
@@ -65,7 +68,8 @@ class ProgressBar:
             self._progress.start()
         task = self._tasks.get(name)
         if task is None:
-            task = self._tasks[name] = self._progress.add_task(name, total=total or None)
+            from rich.markup import escape
+            task = self._tasks[name] = self._progress.add_task(escape(printable(name)), total=total or None)
         self._progress.update(task, completed=done)
 
     def close(self) -> None:
@@ -107,7 +111,7 @@ class _Commands(click.Group):
             if ctx.obj and ctx.obj.get("debug"):
                 traceback.print_exc()
             first = (str(exc).splitlines() or [""])[0]
-            click.echo(f"tg-trace: internal error: {type(exc).__name__}: {first} (please report it at {ISSUES}; "
+            click.echo(f"tg-trace: internal error: {type(exc).__name__}: {message(first)} (please report it at {ISSUES}; "
                        "--debug shows the traceback)", err=True)
             sys.exit(3)
 
@@ -139,8 +143,75 @@ def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Ou
                   summary=summary)
 
 
+def _gateway():
+    """The network module, imported by the commands that reach a gateway: websockets costs every
+    other run start-up time. (gateway imports nothing of cli: no cycle.)"""
+    from . import gateway
+    return gateway
+
+
+_CONNECTION_OPTIONS = (
+    click.option("-u", "--api-url", "api_url", default=None, metavar="URL",
+                 help="The TrustGraph API gateway (https:// for TLS). Default: $TRUSTGRAPH_URL, else "
+                 "http://localhost:8888/."),
+    click.option("-t", "--token", default=None, metavar="TOKEN",
+                 help="The gateway's API key or token. Default: $TRUSTGRAPH_TOKEN. Never printed or recorded."),
+    click.option("-w", "--workspace", default=None,
+                 help="The workspace. Default: $TRUSTGRAPH_WORKSPACE, else default."),
+    click.option("-f", "--flow-id", "flow_id", default=None, help="The flow. Default: default."),
+)
+
+
+def _connection_options(command):
+    for option in reversed(_CONNECTION_OPTIONS):
+        command = option(command)
+    return command
+
+
+def _connection(api_url, token, workspace, flow_id):
+    return _gateway().Connection.from_environment(url=api_url, token=token, workspace=workspace, flow=flow_id)
+
+
+class _PullProgress:
+    """Triples received so far, on standard error, once a pull has taken a second (the total is
+    unknown until the gateway's last batch)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._enabled = enabled
+        self._started = time.monotonic()
+        self._progress = None
+        self.done = 0
+
+    def __call__(self, count: int) -> None:
+        self.done += count
+        if not self._enabled:
+            return
+        if self._progress is None:
+            if time.monotonic() - self._started < ProgressBar.DELAY:
+                return
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+            self._progress = Progress(SpinnerColumn(), TextColumn("pulling: {task.completed:,} triples"),
+                                      TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task("pull", total=None)
+        self._progress.update(self._task, completed=self.done)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def _pull(connection, collection, limit, progress):
+    bar = _PullProgress(sys.stderr.isatty() if progress is None else progress)
+    try:
+        return _gateway().pull(connection, collection, limit=limit, counted=bar)
+    finally:
+        bar.close()
+
+
 @main.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
               help="Output format: " + "; ".join(f"{f.name}, {f.help}" for f in FORMATS.values()) + ".")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
@@ -193,10 +264,17 @@ def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Ou
               "Needs pip install 'trustgraph-ontology[cluster]'.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on standard error for long inputs. Default: when it is a terminal.")
+@click.option("-C", "--collection", default=None,
+              help="Lint this collection of a running TrustGraph instead of files: its stored traces, read "
+              "through the gateway as tg-trace pull reads them.")
+@click.option("--limit", type=click.IntRange(1), default=None, metavar="TRIPLES",
+              help="With -C: the most triples a graph of the collection may hold (default: 1000000), as for pull.")
+@_connection_options
 def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, config_file, no_config,
-         progress, **flags) -> None:
+         progress, collection, limit, api_url, token, workspace, flow_id, **flags) -> None:
     """Lint trace files (N-Quads, N-Triples, Turtle, TriG, JSON-LD, TrustGraph wire JSON or JSONL
-    explain streams). PATHS may be files, directories or - for standard input.
+    explain streams), or with -C a collection of a running TrustGraph. PATHS may be files,
+    directories or - for standard input.
 
     Exit status: 0 when nothing at or above --fail-on was found, 1 when something was,
     2 for a usage problem or unreadable input, 3 for an internal error.
@@ -205,14 +283,28 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
     flags["ignore"] = _split(flags["ignore"]) or None
     flags["allow_empty"] = flags["allow_empty"] or None
     flags["one_capture"] = flags["one_capture"] or None
+    if bool(paths) == bool(collection):
+        raise UsageProblem("name trace files, or a collection of a running TrustGraph with -C, not both"
+                           if paths else "name trace files to lint (or - for standard input), or a collection with -C")
     output = _output(fmt, color, output_file, statistics, summary_file, no_summary)
     settings = config.resolve(config_file, no_config, output=output, **flags)
+    if collection:
+        if settings.cluster:
+            raise UsageProblem("--cluster lints files; lint a collection (-C) here")
+        connection = _connection(api_url, token, workspace, flow_id)
+        pulled = _pull(connection, collection, limit or _gateway().DEFAULT_LIMIT, progress)
+        # The rows of a pull are an unordered set: linted as one capture, in N-Quads (lines as pull writes them).
+        document = io.BytesIO(_gateway().nquads(pulled))
+        document.name = f"{connection.workspace}/{collection}.nq"
+        paths = (document,)
+        settings = replace(settings, input_format="nquads", one_capture=False)
     if settings.cluster:
         cluster = _cluster()
         cluster.require(settings.cluster)
         settings = replace(settings, one_capture=True)
     # On a cluster, URLs and globs are the workers' to read; local files are still never overwritten.
-    local = [p for p in paths if p != "-" and not (settings.cluster and ("://" in p or any(c in p for c in "*?[")))]
+    local = [p for p in paths if isinstance(p, str) and p != "-"
+             and not (settings.cluster and ("://" in p or any(c in p for c in "*?[")))]
     refuse_inputs({"-o": output.file, "--summary": output.summary, "--write-baseline": settings.write_baseline},
                   expand_paths(local))
     if settings.write_baseline:
@@ -229,12 +321,12 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
 
     if settings.write_baseline:
         write_atomic(settings.write_baseline, Baseline.from_report(report).to_json())
-        click.echo(f"tg-trace: recorded {plural(len(report.findings), 'finding')} in {settings.write_baseline}",
-                   err=True)
+        click.echo(f"tg-trace: recorded {plural(len(report.findings), 'finding')} in "
+                   f"{printable(settings.write_baseline)}", err=True)
         sys.exit(0)
     if report.baselined or report.stale:
         click.echo(f"tg-trace: {plural(report.baselined, 'known finding')} accepted by the baseline "
-                   f"{settings.baseline}" + (f"; {plural(report.stale, 'recorded finding')} no longer "
+                   f"{printable(settings.baseline)}" + (f"; {plural(report.stale, 'recorded finding')} no longer "
                                              f"{'occurs' if report.stale == 1 else 'occur'}" if report.stale else ""),
                    err=True)
     emit(report, settings.output)
@@ -452,6 +544,127 @@ def graph(path, trace, output_file, one_capture, config_file, no_config) -> None
     else:
         write_atomic(output_file, data)
     _exit_for(views, settings)
+
+
+# ---------------------------------------------------------------- a running TrustGraph
+
+
+@main.command()
+@click.option("-C", "--collection", default="default", show_default=True, help="The collection to pull.")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="Write the N-Quads to this file (atomically: a failed pull leaves it as it was). "
+              "Default: standard output.")
+@click.option("--limit", type=click.IntRange(1), default=None, metavar="TRIPLES",
+              help="The most triples a graph of the collection may hold (default: 1000000). The gateway cannot "
+              "page: a collection holding more fails with exit 2 rather than being cut.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show the triples received on standard error. Default: when it is a terminal.")
+@_connection_options
+def pull(collection, output_file, limit, progress, api_url, token, workspace, flow_id) -> None:
+    """Read a collection's stored traces from a running TrustGraph and write them as N-Quads:
+    the explainability graphs (urn:graph:retrieval, urn:graph:source) and the nodes they link to
+    elsewhere (extraction's documents, in the default graph). Lint the file with tg-trace lint.
+
+    Exit status: 0 when written, 2 when the gateway cannot be reached, refuses the token, knows no
+    such workspace, flow or collection, holds more than --limit, or breaks off (nothing is written)."""
+    connection = _connection(api_url, token, workspace, flow_id)
+    quads = _pull(connection, collection, limit or _gateway().DEFAULT_LIMIT, progress)
+    data = _gateway().nquads(quads)
+    if output_file and output_file != "-":
+        write_atomic(output_file, data)
+        click.echo(f"tg-trace: pulled {plural(len(quads), 'triple')} of collection {printable(collection)} "
+                   f"into {printable(output_file)}", err=True)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+
+
+@main.command()
+@click.option("-C", "--collection", default=None, help="Only this collection's traces. Default: every collection.")
+@click.option("--format", "fmt", type=click.Choice(list(live.LIVE_FORMATS)), default=None,
+              help="How each finding is printed: " + "; ".join(f"{k}, {v}" for k, v in live.LIVE_FORMATS.items())
+              + ". Default: text (github when GITHUB_ACTIONS=true).")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
+              help="Exit 1 at the end when a finding at or above this severity was found. Default: error.")
+@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (as for lint).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (as for lint).")
+@click.option("--quiet-period", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
+              help="Lint a complete trace once nothing more has arrived for it for this long.")
+@click.option("--trace-timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+              metavar="SECONDS", help="Report a trace as never completed, and lint it as it is, when it is still "
+              "incomplete this long after its last event.")
+@click.option("--record", type=click.Path(dir_okay=False), default=None,
+              help="Append what was kept (the explainability events) to this file as an explain stream "
+              "(JSON lines, lintable with tg-trace lint); findings then name its lines.")
+@click.option("--metrics", "metrics_address", default=None, metavar="[HOST:]PORT",
+              help="Serve Prometheus metrics (findings per rule and severity, traces, frames) at "
+              "http://HOST:PORT/metrics; HOST defaults to 127.0.0.1. "
+              "Needs pip install 'trustgraph-ontology[metrics]'.")
+@click.option("--color/--no-color", default=None, help="Colour the text format. Default: on a terminal.")
+@_config_options
+@_connection_options
+def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout, record, metrics_address, color,
+          config_file, no_config, api_url, token, workspace, flow_id) -> None:
+    """Watch a flow of a running TrustGraph and lint each trace as it completes: subscribes to the
+    flow's live export of triples, keeps the explainability graphs, prints each finding as it is
+    found, and reconnects when the gateway goes away. Stop it with Ctrl-C or SIGTERM: it prints a
+    summary.
+
+    Exit status: 0 when nothing at or above --fail-on was found, 1 when something was, 2 when the
+    gateway cannot be reached at the start, refuses the token, knows no such workspace or flow, or
+    sends a malformed frame."""
+    from . import watch as watching  # imports the gateway module (websockets) for this command only
+    settings = config.resolve(config_file, no_config, select=_split(select) or None,
+                              ignore=_split(ignore) or None, fail_on=fail_on)
+    fmt = fmt or default_format()
+    if color is None:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    color = bool(color) and fmt == "text"
+    connection = _connection(api_url, token, workspace, flow_id)
+
+    def found(finding) -> None:
+        text = live.line(finding, fmt, color)
+        if color:
+            from rich.console import Console
+            Console(highlight=False, soft_wrap=True, force_terminal=True).print(text)
+        else:
+            click.echo(text)
+        sys.stdout.flush()
+
+    def notice(text: str) -> None:
+        click.echo(f"tg-trace: {printable(text)}", err=True)
+
+    try:
+        recording = open(record, "a+", encoding="utf-8") if record else None
+        recorded = 0
+        if recording is not None:
+            recording.seek(0)
+            recorded = sum(1 for _ in recording)
+    except OSError as exc:
+        raise UsageProblem(f"{printable(record)}: --record cannot be written ({exc.strerror or exc})") from None
+    metrics = None
+    try:
+        if metrics_address:
+            from .formats.metrics import Metrics, MetricsError  # prometheus_client, for --metrics only
+            try:
+                metrics = Metrics()
+                metrics.serve(metrics_address)
+            except MetricsError as exc:
+                raise UsageProblem(str(exc)) from None
+        session = watching.Watch(connection, settings, found, notice, collection=collection,
+                                 quiet=quiet_period, timeout=trace_timeout, record=recording, metrics=metrics,
+                                 name=record or f"<flow {connection.flow}>", recorded=recorded)
+        tally = watching.run(session)
+    finally:
+        if recording is not None:
+            recording.close()
+        if metrics is not None:
+            metrics.close()
+    counts = ", ".join(plural(tally.counts[s], str(s)) if s.name != "INFO" else f"{tally.counts[s]} info"
+                       for s in sorted(tally.counts, reverse=True))
+    notice(f"watched {plural(tally.frames, 'frame')}: {plural(tally.linted, 'trace')} linted "
+           f"({tally.clean} clean, {tally.incomplete} never completed), {session.open} still open; {counts}")
+    sys.exit(1 if tally.failed(settings.fail_on) else 0)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from typing import Iterable, Iterator
 
 from . import graph as tg
-from .api import DEFAULTS, capture_graph, check_graph
+from .api import DEFAULTS, capture_graph, check_graph, silenced
 from .generations import infer
 from .graph import DERIVED, GENERATED, TraceGraph
 from .loaders import InputError, load
@@ -527,8 +527,8 @@ def explore(*sources, settings: Settings = DEFAULTS, only=None) -> list[TraceVie
                     if not roots:
                         continue
                     graph = trace_subgraph(graph, roots)
-                result = check_graph(graph, settings)
-                views.extend(views_of(graph, result.findings, item.name, only))
+                findings = silenced(check_graph(graph, settings).findings, [item])
+                views.extend(views_of(graph, findings, item.name, only))
     return views
 
 
@@ -543,7 +543,8 @@ def views_of_report(report) -> list[TraceView]:
             items = load(name)
         except InputError:
             continue
-        findings = [f for f in report.findings if f.file == name]
+        # A finding inside an archive names its member after the archive's name.
+        findings = [f for f in report.findings if f.file == name or (f.file or "").startswith(name + ":")]
         for item in items:
             with tg.collector_paused():
                 views.extend(views_of(item.graph(), findings, item.name))
@@ -571,7 +572,7 @@ def explore_capture(*sources, settings: Settings = DEFAULTS, only=None) -> list[
         return []
     graph = capture_graph(items)
     with tg.collector_paused():
-        return capture_views(graph, check_graph(graph, settings).findings, only)
+        return capture_views(graph, silenced(check_graph(graph, settings).findings, items), only)
 
 
 def rows(*sources, settings: Settings = DEFAULTS) -> list[TraceRow]:

@@ -7,6 +7,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Iterator
 
+from .escaping import printable
+
 
 class Severity(enum.IntEnum):
     INFO = 1
@@ -46,8 +48,8 @@ class Finding:
         return data
 
     def __str__(self) -> str:
-        where = f"{self.file or '<input>'}:{self.line or 0}"
-        return f"{where}: {self.rule} {self.severity} {self.message} ({self.focus})"
+        where = f"{printable(self.file or '<input>')}:{self.line or 0}"
+        return f"{where}: {self.rule} {self.severity} {printable(self.message)} ({printable(self.focus)})"
 
 
 @dataclass

@@ -13,6 +13,7 @@ import os
 import sys
 from dataclasses import replace
 
+from ..escaping import safe_json, safe_layout
 from ..files import write_atomic
 from ..model import Report
 from ..settings import Output
@@ -24,12 +25,13 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("text", "each finding grouped by trace, with its source line, the accepted values and the fix "
            "(the default in a terminal)", "text", statistics=True),
     Format("concise", "one line per finding, grouped by trace", "text", statistics=True),
-    Format("json", "the findings and a summary as one JSON document", "json", statistics=True),
-    Format("sarif", "SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps)", "sarif"),
+    Format("json", "the findings and a summary as one JSON document", "json", statistics=True, syntax="json"),
+    Format("sarif", "SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps)", "sarif", syntax="json"),
     Format("junit", "JUnit XML: a test suite per file, a test case per trace", "junit"),
     Format("github", "GitHub Actions annotations on the diff (the default when GITHUB_ACTIONS=true)", "github",
            statistics=True),
-    Format("gitlab", "GitLab Code Quality JSON for merge requests (artifacts:reports:codequality)", "gitlab"),
+    Format("gitlab", "GitLab Code Quality JSON for merge requests (artifacts:reports:codequality)", "gitlab",
+           syntax="json"),
     Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "summary"),
     Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact", "html"),
 )}
@@ -46,13 +48,19 @@ def default_format(environ=os.environ) -> str:
 
 
 def render(report: Report, output: Output | str = "text", **options) -> str:
-    """The report in one format: ``output`` is an Output, or a format name with Output's fields."""
+    """The report in one format: ``output`` is an Output, or a format name with Output's fields.
+    Whatever the writer left of the input's unsafe characters is escaped here, for every format."""
     if isinstance(output, str):
         output = Output(format=output, **options)
     try:
         chosen = FORMATS[output.format]
     except KeyError:
         raise ValueError(f"unknown format {output.format!r} (choose from {', '.join(FORMATS)})") from None
+    text_ = _render(report, output, chosen)
+    return safe_json(text_) if chosen.syntax == "json" else safe_layout(text_)
+
+
+def _render(report: Report, output: Output, chosen: Format) -> str:
     if output.statistics:
         if not chosen.statistics:
             raise ValueError(f"--statistics prints text or json, not {output.format}")
@@ -75,6 +83,6 @@ def emit(report: Report, output: Output, stdout=None) -> None:
     elif text_:
         stdout.write(text_ if text_.endswith("\n") else text_ + "\n")
     if output.summary == "-":
-        stdout.write(_writer("summary").render(report, output) + "\n")
+        stdout.write(safe_layout(_writer("summary").render(report, output)) + "\n")
     elif output.summary:
-        write_atomic(output.summary, _writer("summary").render(report, output) + "\n", append=True)
+        write_atomic(output.summary, safe_layout(_writer("summary").render(report, output)) + "\n", append=True)

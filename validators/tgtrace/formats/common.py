@@ -7,23 +7,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..escaping import printable
+
 # Names a loader gives input that did not come from a file.
 NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}
-
-# C0 and C1 control characters (and DEL) of input text, shown as escapes: an escape
-# sequence in a literal must not retitle or recolour the reader's terminal, and a
-# newline must not start a forged line in a one-line-per-finding format.
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
-_CONTROLS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
-# For formats whose own escaping carries line breaks safely (GitHub's %0A).
-_CONTROLS_BUT_LINES = {k: v for k, v in _CONTROLS.items() if k not in (ord("\n"), ord("\r"))}
-
-
-def printable(text: str | None, lines: bool = False) -> str:
-    """``text`` with its control characters escaped (``\\x1b``, ``\\n``); line breaks kept
-    with ``lines``."""
-    return "" if text is None else str(text).translate(_CONTROLS_BUT_LINES if lines else _CONTROLS)
-
 
 def repository_root() -> Path:
     """Where CI resolves paths from: $GITHUB_WORKSPACE, else the enclosing git work tree,
@@ -59,9 +46,12 @@ def _relative(file: str, root: str | None, cwd: str, workspace: str | None) -> s
 
 
 def shown_path(file: str | None, root: str | Path | None = None) -> str:
-    """The file as a report names it: relative to the root, made printable."""
+    """The file as a report names it: relative to the root, made printable. Lines of the text
+    formats start with it, and a CI runner reads a line that starts with "::" as a workflow
+    command: such a name is shown as ./::name, the same file."""
     path = relative_path(file, root)
-    return printable(path if path is not None else (file or "<input>"))
+    shown = printable(path if path is not None else (file or "<input>"))
+    return "./" + shown if shown.startswith(":") else shown
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -77,3 +67,6 @@ class Format:
     module: str  # its render(report, output: tgtrace.settings.Output) -> str
     # Whether --statistics can follow this format's output (as text, or as JSON for json).
     statistics: bool = False
+    # "json" for a JSON document, else a text layout (text, Markdown, XML, HTML): how the last
+    # guard escapes what input text might still hold (tgtrace.escaping).
+    syntax: str = "text"

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 
+from ..escaping import bounded, message, printable
 from ..explore import TraceView
 from ..model import Severity
 
@@ -39,8 +40,17 @@ class DiagramError(RuntimeError):
     """Graphviz is missing or failed."""
 
 
+# Characters of one quoted DOT string: Graphviz (2.43) refuses a quoted string over 16 KiB, and
+# a character is at most 4 bytes of UTF-8.
+QUOTED_LIMIT = 2000
+
+
 def quote(text: str) -> str:
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT quoted string of ``text``: its line breaks kept as DOT's, every other unsafe
+    character escaped (a NUL ends dot's input, a control character makes the SVG ill-formed),
+    bounded so that dot accepts it."""
+    shown = bounded("\n".join(printable(line) for line in str(text).split("\n")), QUOTED_LIMIT)
+    return '"' + shown.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def attrs(values: dict) -> str:
@@ -71,7 +81,7 @@ def render(dot_source: str, fmt: str = "svg") -> bytes:
     """Run ``dot -T<fmt>`` (svg or png)."""
     result = subprocess.run([graphviz(), f"-T{fmt}"], input=dot_source.encode(), capture_output=True, timeout=120)
     if result.returncode != 0:
-        raise DiagramError(f"dot failed: {result.stderr.decode(errors='replace').strip().splitlines()[0:1]}")
+        raise DiagramError(f"dot failed: {message(result.stderr.decode(errors='replace').strip())}")
     return result.stdout
 
 

@@ -7,8 +7,9 @@ as annotations on the pull request's diff, at that file and line.
 from __future__ import annotations
 
 from ..advice import advise
+from ..escaping import printable
 from ..model import Finding, Report, Severity
-from .common import printable, relative_path
+from .common import relative_path
 
 # GitHub has three annotation levels; "notice" is its informational one.
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -28,11 +29,11 @@ def annotation(finding: Finding, root=None) -> str:
     # the step's working directory.
     path = relative_path(finding.file, root)
     if path is not None:
-        properties.append(f"file={_escape_property(path)}")
+        properties.append(f"file={_escape_property(printable(path, lines=True))}")
         if finding.line:
             properties.append(f"line={finding.line}")
     properties.append(f"title={_escape_property(finding.rule)}")
-    # Line breaks become GitHub's %0A; other control characters are escaped before.
+    # Line breaks become GitHub's %0A; other unsafe characters are escaped before.
     advice = advise(finding)
     text = advice.message if advice is not None else finding.message
     message = f"{finding.rule} {printable(text, lines=True)} ({printable(finding.focus, lines=True)})"

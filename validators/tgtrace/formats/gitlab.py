@@ -12,9 +12,10 @@ import json
 from collections import Counter
 
 from ..advice import advise
+from ..escaping import printable
 from ..model import Report, Severity
 from ..rules import all_rules
-from .common import printable, relative_path, repository_root
+from .common import relative_path, repository_root
 from .sarif import fingerprint
 
 # GitLab's five severities; a gate's error is what a merge request must not add ("major",
@@ -42,7 +43,8 @@ def to_issues(report: Report, root=None) -> list[dict]:
             "check_name": finding.rule,
             "fingerprint": fingerprint(finding, path, seen[identity]),
             "severity": SEVERITIES[finding.severity],
-            "location": {"path": path if path is not None else NO_FILE,
+            # GitLab shows the path; one that is not UTF-8 is shown with its bytes escaped.
+            "location": {"path": printable(path) if path is not None else NO_FILE,
                          "lines": {"begin": finding.line or 1}},
         }
         rule = rules.get(finding.rule)

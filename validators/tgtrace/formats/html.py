@@ -14,12 +14,13 @@ import json
 import re
 
 from ..advice import advise, short_iri
+from ..escaping import printable
 from ..explore import TraceView, views_of_report
 from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
 from ..rules import all_rules
 from . import diagram
-from .common import plural, printable, shown_path
+from .common import plural, shown_path
 from .text import detail_lines
 
 _CSS = """

@@ -13,9 +13,10 @@ from collections import defaultdict
 from xml.etree import ElementTree as ET
 
 from ..advice import advise
+from ..escaping import printable
 from ..loaders.excerpt import excerpts
 from ..model import Finding, Report
-from .common import plural, printable, shown_path
+from .common import plural, shown_path
 from .text import detail_lines
 
 NO_TRACE = "(outside any trace)"

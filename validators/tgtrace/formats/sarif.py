@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
 from ..advice import advise
+from ..escaping import printable
 from ..explain import explain_rule
+from ..loaders.excerpt import excerpts
 from ..model import Finding, Report, Severity
 from ..rules import DOCS_BASE, Rule, all_rules
-from ..loaders.excerpt import excerpts
 from .common import relative_path, repository_root
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -30,8 +32,9 @@ FINGERPRINT_KEY = "tgTraceFinding/v2"
 
 
 def _file_uri(path: str) -> str:
-    # A URI reference: percent-encode what a URI cannot hold, keep the slashes.
-    return quote(path, safe="/")
+    # A URI reference: percent-encode what a URI cannot hold, keep the slashes. From the name's
+    # bytes, so that a file name that is not UTF-8 is its own bytes, percent-encoded.
+    return quote(os.fsencode(path), safe="/")
 
 
 def fingerprint(finding: Finding, path: str | None, occurrence: int) -> str:
@@ -40,7 +43,8 @@ def fingerprint(finding: Finding, path: str | None, occurrence: int) -> str:
     # count: code scanning merges results whose fingerprints are equal.
     parts = (finding.rule, finding.focus, finding.trace or "", path or "", finding.path or "",
              finding.value or "", str(occurrence))
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
+    # surrogatepass: a file name that is not UTF-8 still has a fingerprint.
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _descriptor(rule: Rule) -> dict:
@@ -122,7 +126,8 @@ def _result(finding: Finding, index: int, path: str | None, occurrence: int, tra
         "ruleId": finding.rule,
         "ruleIndex": index,
         "level": LEVELS[finding.severity],
-        "message": {"text": text},
+        # Shown to people as it is: made printable; the properties keep the exact values.
+        "message": {"text": printable(text)},
         "locations": [_location(finding, path, excerpt)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding, path, occurrence)},
         "properties": properties,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..coverage import Coverage, statistics
+from ..escaping import printable
 from ..explain import curie
 from ..model import Report
 from .common import plural
@@ -45,7 +46,8 @@ def to_dict(report: Report) -> dict:
 
 
 def _terms(terms) -> str:
-    return ", ".join(curie(t) for t in terms) if terms else "none"
+    # Undeclared terms are the input's own IRIs.
+    return ", ".join(printable(curie(t)) for t in terms) if terms else "none"
 
 
 def coverage_lines(cover: Coverage) -> list[str]:

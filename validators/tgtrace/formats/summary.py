@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..escaping import printable
 from ..explain import curie
 from ..model import Report, Severity
 from ..rules import all_rules
-from .common import plural, printable
+from .common import plural
 from .statistics import coverage_dict
 
 

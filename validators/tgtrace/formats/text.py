@@ -8,9 +8,10 @@ import unicodedata
 from itertools import groupby
 
 from ..advice import advise
+from ..escaping import printable
 from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
-from .common import plural, printable, shown_path
+from .common import plural, shown_path
 
 # An excerpt line longer than this is cut around the term at fault.
 EXCERPT_WIDTH = 100

@@ -14,9 +14,10 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from ..escaping import json_text, printable
 from ..explore import Step, TraceView
 from ..model import Severity
-from .common import printable, shown_path
+from .common import shown_path
 
 _UUID = re.compile(r"([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -28,7 +29,8 @@ def short_iri(iri: str | None) -> str:
     if not iri:
         return ""
     text = iri.removeprefix("urn:trustgraph:").removeprefix("https://trustgraph.ai/")
-    return printable(_UUID.sub(r"\1", text))
+    # A row starts with it: what is left must not start like a workflow command ("::").
+    return printable(_UUID.sub(r"\1", text if not text.startswith(":") else iri))
 
 
 def _ms(value: int | None) -> str:
@@ -137,7 +139,7 @@ def _chosen_columns(rows: list[dict], width: int) -> dict[str, int]:
 def render_list(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
                 root=None) -> str:
     if fmt == "json":
-        return json.dumps([v.summary() for v in views], indent=2, ensure_ascii=False)
+        return json_text([v.summary() for v in views])
     width = width or list_width()
     console, buffer = _console(color, width)
     rows = _list_rows(views, root)
@@ -280,7 +282,7 @@ def _trace_tree(parent: Tree | None, view: TraceView, root=None) -> Tree:
 def render_show(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
                 root=None) -> str:
     if fmt == "json":
-        return json.dumps([v.to_dict() for v in views], indent=2, ensure_ascii=False)
+        return json_text([v.to_dict() for v in views])
     # svg: the coloured terminal output as a picture (the docs site's "screenshot" of show).
     console, buffer = _console(color or fmt == "svg", width, record=fmt == "svg")
     for index, view in enumerate(views):

@@ -2,8 +2,9 @@
 
 Only this package knows input formats. Each input becomes an :class:`Input`
 (``base.py``) that builds its trace graph. pyoxigraph does the parsing: it is the only Python RDF parser that
-holds RDF 1.2 triple terms, it never fetches a JSON-LD context (none is
-registered) and it does not expand XML entities.
+holds RDF 1.2 triple terms and it never fetches a JSON-LD context (none is
+registered). It does expand the entities an XML DTD declares: RDF/XML that
+declares one is refused before it is parsed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import errno
 import io
 import json
 import os
+import re
 import select
 import stat
 import sys
@@ -22,9 +24,12 @@ import pyoxigraph as ox
 
 from .base import RDF_FORMATS, Input, InputError
 from .objects import from_object
-from .wire import WIRE_KEYS, WireError, events_to_quads, is_jsonld_document, is_wire_document, triples_to_quads, wire_lines
+from .trustgraph import (MSGPACK_SUFFIXES, SET_KINDS, STREAM_KINDS, TGX_SUFFIXES, exported_nquads_input,
+                         is_exported_nquads, is_gzip, is_msgpack_core, line_kind, line_quads, msgpack_input,
+                         tgx_input)
+from .wire import WireError, element_lines, is_jsonld_document, is_wire_document, triples_to_quads, wire_lines
 
-INPUT_FORMATS = ("wire", "jsonl", *RDF_FORMATS)
+INPUT_FORMATS = ("wire", "jsonl", *RDF_FORMATS, "kgcore", "tgx")
 
 _EXTENSIONS = {
     ".nq": "nquads",
@@ -38,6 +43,8 @@ _EXTENSIONS = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
     ".json": None,  # wire format or JSON-LD: decided by content
+    **{suffix: "kgcore" for suffix in MSGPACK_SUFFIXES},
+    **{suffix: "tgx" for suffix in TGX_SUFFIXES},
 }
 SUFFIXES = tuple(_EXTENSIONS)
 
@@ -47,10 +54,14 @@ def _sniff(name: str, data: bytes) -> str:
     fmt = _EXTENSIONS.get(suffix)
     if fmt:
         return fmt
+    if is_gzip(data):
+        return "tgx"
+    if is_msgpack_core(data):
+        return "kgcore"
     head = data.lstrip()[:1]
     if head in (b"[", b"{"):
         first_line = data.lstrip().split(b"\n", 1)[0].strip()
-        if head == b"{" and first_line.endswith(b"}") and b"\n" in data.strip():
+        if first_line[-1:] in (b"}", b"]") and b"\n" in data.strip() and _one_json_value(first_line):
             return "jsonl"
         return "json"
     if head == b"<" and data.lstrip()[:5] in (b"<?xml", b"<rdf:"):
@@ -69,7 +80,10 @@ def _parse_json(name: str, data: bytes | str, line: int | None = None):
         return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         where = line if line is not None else getattr(exc, "lineno", None)
-        raise InputError(name, where, f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+        # The position's line is the message's line; its column is kept (the message alone,
+        # "Unterminated string starting at", says nothing without it).
+        problem = f"{exc.msg}: column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise InputError(name, where, f"invalid JSON: {problem}") from None
     except ValueError as exc:  # an integer longer than Python converts (4300 digits)
         raise InputError(name, line, f"invalid JSON: {str(exc).split(';')[0]}") from None
     except RecursionError:
@@ -80,6 +94,9 @@ def _json_input(name: str, data: bytes, path: Path | None, declared: str | None)
     document = _parse_json(name, data)
     if declared == "jsonld" or (declared is None and is_jsonld_document(document)):
         return _rdf_input(name, "jsonld", data, path)
+    messages = _gateway_messages(document)
+    if declared is None and messages is not None:
+        return _messages_input(name, data, path, document, messages)
     if declared is None and not is_wire_document(document):
         raise InputError(name, None, "is JSON but neither TrustGraph wire JSON (triples with s, p and o, or explain "
                                      "events) nor JSON-LD (objects with @id, @graph or @context)")
@@ -90,17 +107,56 @@ def _json_input(name: str, data: bytes, path: Path | None, declared: str | None)
     return Input(name, "wire", lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
 
 
+_MESSAGE_KINDS = ("frames", "envelopes", "dump")
+
+
+def _gateway_messages(document) -> tuple[str, list] | None:
+    """(kind, messages) of a JSON document that is one export frame, envelope or core record, or a
+    list of them (a client that saved what it received as one array); None for anything else."""
+    kind = line_kind(document)
+    if kind in _MESSAGE_KINDS:
+        return kind, [document]
+    if isinstance(document, list):
+        # The first item that says, past those that do not (an auth frame).
+        kind = next((k for k in map(line_kind, document[:_KIND_LINES]) if k is not None), None)
+        if kind in _MESSAGE_KINDS:
+            return kind, document
+    return None
+
+
+def _messages_input(name: str, data: bytes, path: Path | None, document, messages: tuple[str, list]) -> Input:
+    kind, items = messages
+    starts = element_lines(data.decode("utf-8")) if items is document else [1]
+    quads: list[ox.Quad] = []
+    lines: dict[tuple, int] = {}
+    for index, message in enumerate(items):
+        line = starts[index] if index < len(starts) else None
+        try:
+            batch = line_quads(message) or []
+        except WireError as exc:
+            raise InputError(name, line, f"item {index + 1}: {exc.problem}") from None
+        for quad in batch:
+            lines.setdefault((quad.subject, quad.predicate, quad.object), line)
+        quads.extend(batch)
+    return Input(name, kind, lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
+
+
 def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:
-    """An explain stream: one JSON event (or wire triple) per line, read lazily."""
+    """JSON lines: an explain stream, export frames or response envelopes (judged as a stream, trace by
+    trace as each completes), or a dump of triples (query output, a core's records: judged as a set,
+    since their order is the store's, not the emitter's). Read lazily."""
+
+    def read_lines() -> Iterator[bytes]:
+        return iter(data.split(b"\n")) if data is not None else _file_lines(path)
 
     def events() -> Iterator[tuple[int, list[ox.Quad]]]:
-        lines = data.split(b"\n") if data is not None else _file_lines(path)
         read = 0
-        for number, batch in jsonl_events(name, lines):
+        for number, batch in jsonl_events(name, read_lines()):
             read += len(batch)
             yield number, batch
         if not read:
-            raise InputError(name, None, "holds no triples (no explain event with triples, no wire triple)")
+            raise InputError(name, None, "holds no triples (no explain event, export frame, explain envelope, "
+                                         "core record or wire triple with triples)")
 
     def quads() -> Iterator[ox.Quad]:
         for number, batch in events():
@@ -108,32 +164,58 @@ def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:
                 item._lines.setdefault((quad.subject, quad.predicate, quad.object), number)
             yield from batch
 
+    kind = _jsonl_kind(name, read_lines())
     size = len(data) if data is not None else (path.stat().st_size if path else 0)
-    item = Input(name, "jsonl", quads, _lines={}, text=data, path=path, size=size)
-    item.events = events
+    fmt = kind if kind in SET_KINDS or kind in STREAM_KINDS - {"events"} else "jsonl"
+    item = Input(name, fmt, quads, _lines={}, text=data, path=path, size=size)
+    if kind not in SET_KINDS:
+        item.events = events
     return item
 
 
+# Lines read to learn what a JSON-lines file holds, past lines that do not say (auth frames).
+_KIND_LINES = 1000
+
+
+def _jsonl_kind(name: str, lines: Iterable[bytes]) -> str | None:
+    """What the first line that says holds: events, frames, envelopes, triples or dump."""
+    try:
+        for number, raw in enumerate(lines, start=1):
+            if number > _KIND_LINES:
+                break
+            raw = raw.removeprefix(BOM) if number == 1 else raw
+            if not raw.strip():
+                continue
+            kind = line_kind(_parse_json(name, raw, number))
+            if kind is not None:
+                return kind
+        return None
+    finally:
+        getattr(lines, "close", lambda: None)()
+
+
+def _one_json_value(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
 def jsonl_events(name: str, lines: Iterable[bytes]) -> Iterator[tuple[int, list[ox.Quad]]]:
-    """(line, quads) of each event of an explain stream's lines (numbered from 1)."""
+    """(line, quads) of each line that carries triples, of any kind (numbered from 1)."""
     for number, raw in enumerate(lines, start=1):
         if number == 1:
             raw = raw.removeprefix(BOM)
         if not raw.strip():
             continue
-        event = _parse_json(name, raw, number)
+        message = _parse_json(name, raw, number)
         try:
-            if isinstance(event, dict) and "explain_triples" in event:
-                batch = events_to_quads([event])
-            elif isinstance(event, dict) and WIRE_KEYS & event.keys():
-                batch = triples_to_quads([event])
-            elif not isinstance(event, dict):
-                raise WireError(None, "expected one JSON object per line")
-            else:
-                continue  # other message types on the same stream carry no triples
+            batch = line_quads(message)
         except WireError as exc:
             raise InputError(name, number, exc.problem) from None
-        yield number, batch
+        if batch is not None:
+            yield number, batch
 
 
 def _file_lines(path: Path) -> Iterator[bytes]:
@@ -190,10 +272,16 @@ def from_bytes(name: str, data: bytes, input_format: str | None = None, path: Pa
         return _json_input(name, data, path, "wire" if fmt == "wire" else None)
     if fmt == "jsonl":
         return _jsonl_input(name, data, path)
+    if fmt == "kgcore":
+        return msgpack_input(name, path if path is not None and data is None else None, data)
+    if fmt == "tgx":
+        return tgx_input(name, None, data)
     if fmt not in RDF_FORMATS:
         raise InputError(name, None, f"unknown input format {fmt!r} (choose from {', '.join(INPUT_FORMATS)})")
     if fmt == "rdfxml":
         _refuse_dtd(name, data)
+    if fmt == "nquads" and is_exported_nquads(data[:1 << 16]):
+        return exported_nquads_input(name, None, data)
     return _rdf_input(name, fmt, data, path)
 
 
@@ -206,12 +294,21 @@ def from_path(path: Path, input_format: str | None = None) -> Input:
             _refuse_dtd(name, path)
         if declared in RDF_FORMATS and _starts_with_bom(path):
             declared = ""  # read whole, so that the mark can be dropped
+        if declared == "nquads" and is_exported_nquads(_read_head(path, 1 << 16)):
+            return exported_nquads_input(name, path)
         if declared in RDF_FORMATS:
             # Large RDF files are streamed by pyoxigraph straight from disk.
             return _rdf_input(name, declared, None, path)
         if declared == "jsonl":
             path.stat()  # an unreadable file fails here, with its name
             return _jsonl_input(name, None, path)
+        if not declared:
+            head = _read_head(path, 8)
+            declared = "tgx" if is_gzip(head) else "kgcore" if is_msgpack_core(head) else ""
+        if declared == "kgcore":
+            return msgpack_input(name, path)
+        if declared == "tgx":
+            return tgx_input(name, path)
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(name, None, exc.strerror or str(exc)) from None
@@ -234,14 +331,40 @@ def _starts_with_bom(path: Path) -> bool:
         return handle.read(3) == BOM
 
 
+# A DTD or entity declaration, in any case: pyoxigraph's XML reader takes a DOCTYPE in any
+# case and anywhere in the document (after the root element too) and expands its entities.
+_DTD = re.compile(rb"<!(?:DOCTYPE|ENTITY)", re.IGNORECASE)
+_DTD_CHUNK = 1 << 20
+
+
 def _refuse_dtd(name: str, source: Path | bytes) -> None:
-    """RDF/XML with a DTD is refused before parsing: entities declared there would be expanded
-    (a billion-laughs document grows to gigabytes). Only the prolog, before the root element,
-    can hold a DTD, so only it is read."""
-    head = source[:1 << 16] if isinstance(source, bytes) else _read_head(source, 1 << 16)
-    prolog = head.split(b"<rdf:", 1)[0]
-    if b"<!DOCTYPE" in prolog.upper() or b"<!ENTITY" in head.upper():
-        raise InputError(name, None, "declares a DTD (<!DOCTYPE or <!ENTITY): refused, so that no entity is expanded")
+    """RDF/XML that declares a DTD or an entity anywhere is refused before parsing: entities
+    would be expanded (a billion-laughs document grows to gigabytes). The whole input is
+    scanned, a chunk at a time (a declaration in a comment or CDATA section is refused too:
+    no RDF/XML trace needs one)."""
+    if isinstance(source, bytes):
+        found = _DTD.search(source)
+        line = source.count(b"\n", 0, found.start()) + 1 if found else None
+    else:
+        line = _dtd_line(source)
+    if line is not None:
+        raise InputError(name, line, "declares a DTD or an entity (<!DOCTYPE or <!ENTITY): refused, so that no "
+                                     "entity is expanded")
+
+
+def _dtd_line(path: Path) -> int | None:
+    """The line of the first DTD or entity declaration of a file, read a chunk at a time."""
+    overlap = len(b"<!DOCTYPE") - 1  # a declaration cut by a chunk's end is found in the next
+    lines, tail = 0, b""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_DTD_CHUNK):
+            window = tail + chunk
+            found = _DTD.search(window)
+            if found:
+                return lines + window.count(b"\n", 0, found.start()) + 1
+            tail = window[-overlap:]
+            lines += window.count(b"\n") - tail.count(b"\n")
+    return None
 
 
 def _read_head(path: Path, size: int) -> bytes:

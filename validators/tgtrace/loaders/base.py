@@ -15,6 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 import pyoxigraph as ox
 
+from ..escaping import message, printable
 from ..graph import KnownLines, Locator, TraceGraph, syntax_message
 
 RDF_FORMATS = {
@@ -28,16 +29,20 @@ RDF_FORMATS = {
 LINE_FORMATS = {"nquads", "ntriples"}
 FORMAT_NAMES = {"nquads": "N-Quads", "ntriples": "N-Triples", "turtle": "Turtle", "trig": "TriG", "jsonld": "JSON-LD",
                 "rdfxml": "RDF/XML", "wire": "TrustGraph wire JSON", "jsonl": "explain stream (JSONL)",
-                "objects": "Python objects"}
+                "objects": "Python objects", "frames": "TrustGraph export frames (JSONL)",
+                "envelopes": "TrustGraph socket response envelopes (JSONL)",
+                "triples": "TrustGraph triples query output (JSONL)", "dump": "tg-dump-msgpack output (JSONL)",
+                "kgcore": "TrustGraph knowledge core (msgpack)", "tgx": "TrustGraph workspace export (.tgx)"}
 
 
 class InputError(Exception):
-    """Unreadable input: one line naming the file, the line and what is wrong."""
+    """Unreadable input: one line naming the file, the line and what is wrong. The name and the
+    problem (a parser's message quotes the input) are escaped and bounded here, once."""
 
     def __init__(self, name: str, line: int | None, problem: str):
         self.name, self.line, self.problem = name, line, problem
-        where = f"{_printable(name)}:{line}" if line else _printable(name)
-        super().__init__(f"{where}: {problem}")
+        where = f"{printable(name)}:{line}" if line else printable(name)
+        super().__init__(f"{where}: {message(problem)}")
 
     def __reduce__(self):
         # Raised in -j worker processes: it must cross back to the parent intact.
@@ -47,11 +52,6 @@ class InputError(Exception):
 def no_triples(name: str, fmt: str) -> InputError:
     """The error of an input from which no triple was read."""
     return InputError(name, None, f"holds no triples ({FORMAT_NAMES.get(fmt, fmt)} read)")
-
-
-def _printable(name: str) -> str:
-    """A file name as one printable line: control characters escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 @dataclass
@@ -71,6 +71,10 @@ class Input:
     progress: Callable[[int], None] | None = None
     # For explain streams: the events, one (line, quads) at a time, so traces can be linted as they end.
     events: Callable[[], Iterator[tuple[int, list]]] | None = None
+    # What the format lost on the way out of TrustGraph (a losses.Loss), when it is known to lose anything.
+    loss: object | None = None
+    # The locator of a format that finds its own places (a member inside an archive).
+    custom_locator: Callable[[], Locator] | None = None
 
     def quads(self) -> Iterator[ox.Quad]:
         """The quads; iterate them inside ``with input.reading():`` to get InputError for bad input."""
@@ -84,7 +88,7 @@ class Input:
         except SyntaxError as exc:
             raise InputError(self.name, exc.lineno, syntax_message(exc)) from None
         except (ValueError, OSError) as exc:
-            raise InputError(self.name, None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+            raise InputError(self.name, None, str(exc) or type(exc).__name__) from None
         except MemoryError:
             # pyoxigraph's parsers stop at a token (a literal, an IRI) longer than their buffer.
             raise InputError(self.name, None, "a single token (literal or IRI) is too long to parse "
@@ -106,6 +110,8 @@ class Input:
         return no_triples(self.name, self.format)
 
     def locator(self) -> Locator:
+        if self.custom_locator is not None:
+            return self.custom_locator()
         if self._lines is not None:
             return KnownLines(self._lines)
         if self.format in LINE_FORMATS:

@@ -179,6 +179,10 @@ def _read_whole(r: Range, name: str, got: RangeQuads) -> None:
     with fs.open(path, "rb") as handle:
         data = handle.read()
     item = from_bytes(name, data, r.format)
+    if item.loss is not None and item.loss.lossy:
+        # Its notice and the rules it silences are the single process's to apply, not the cluster's.
+        raise InputError(name, None, f"is a {item.loss.name}, which loses what some rules need: lint it "
+                                     "without --cluster")
     with item.reading():
         quads = list(item.quads())
     if not quads:

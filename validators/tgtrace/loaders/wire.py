@@ -162,7 +162,7 @@ def wire_lines(name: str, data: bytes, document: Any) -> tuple[list[ox.Quad], di
     """Quads of a wire document, with the line each triple starts on."""
     text = data.decode("utf-8")
     items = document if isinstance(document, list) else [document]
-    starts = _element_lines(text) if isinstance(document, list) else [1]
+    starts = element_lines(text) if isinstance(document, list) else [1]
     quads: list[ox.Quad] = []
     lines: dict[tuple, int] = {}
     for index, item in enumerate(items):
@@ -180,7 +180,7 @@ def wire_lines(name: str, data: bytes, document: Any) -> tuple[list[ox.Quad], di
     return quads, lines
 
 
-def _element_lines(text: str) -> list[int]:
+def element_lines(text: str) -> list[int]:
     # Walk the top-level array with the C decoder to learn where each element
     # starts, so a finding can point at the line of its triple.
     decoder = json.JSONDecoder()

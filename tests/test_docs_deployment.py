@@ -1,0 +1,62 @@
+"""The examples of docs/deployment.md ("Linting a deployment") are commands tg-trace has: every
+tg-trace command line of the page (shell, the systemd unit, the Kubernetes Deployment) names a
+command and options that exist, and the unit and the manifest parse."""
+
+from __future__ import annotations
+
+import configparser
+import re
+import shlex
+from pathlib import Path
+
+import yaml
+
+from tgtrace.cli import main
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "deployment.md"
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", PAGE.read_text(), flags=re.S)
+
+
+def command_lines() -> list[list[str]]:
+    text = "\n".join(blocks("sh") + blocks("ini") + blocks("yaml"))
+    found = []
+    for match in re.finditer(r"tg-trace ([^\n\"#&]*)", text):
+        words = shlex.split(match.group(1))
+        if words and words[0] in main.commands:
+            found.append(words)
+    return found
+
+
+def test_every_command_line_names_options_the_command_has():
+    lines = command_lines()
+    assert {words[0] for words in lines} >= {"lint", "pull", "watch"}
+    for words in lines:
+        command = main.commands[words[0]]
+        declared = {flag for param in command.params for flag in getattr(param, "opts", [])}
+        for word in words[1:]:
+            if word.startswith("-"):
+                assert word.split("=")[0] in declared, f"tg-trace {words[0]} has no option {word}"
+
+
+def test_the_systemd_unit_runs_watch_and_accepts_its_exit_status_1():
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str
+    (text,) = blocks("ini")
+    unit.read_string(text)
+    assert " watch " in unit["Service"]["ExecStart"]
+    assert unit["Service"]["SuccessExitStatus"] == "1"
+    assert "TRUSTGRAPH_TOKEN" not in text.replace("token.env", "")  # the token stays in its file
+
+
+def test_the_kubernetes_deployment_runs_watch_with_the_token_from_a_secret():
+    (text,) = blocks("yaml")
+    manifest = yaml.safe_load(text)
+    assert manifest["kind"] == "Deployment"
+    (container,) = manifest["spec"]["template"]["spec"]["containers"]
+    assert "tg-trace watch" in " ".join(container["command"])
+    env = {item["name"]: item for item in container["env"]}
+    assert "secretKeyRef" in env["TRUSTGRAPH_TOKEN"]["valueFrom"]
+    assert env["TRUSTGRAPH_URL"]["value"].startswith("http")

@@ -1,0 +1,79 @@
+"""How tg-trace watch groups the explain events of a flow's export into traces, on the real
+example traces (the network side is tests/test_gateway.py): when a trace is linted, what
+becomes of one that never completes, and that memory holds only the traces in flight."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import EXAMPLES
+from tgtrace.api import check_graph, lint
+from tgtrace.gateway import Frame, kept_triples
+from tgtrace.watch import LiveTraces
+
+QUIET, TIMEOUT = 5.0, 600.0
+
+
+def events(name: str) -> list[list[dict]]:
+    """The triples of each explain event of an explain stream."""
+    found = []
+    for line in (EXAMPLES / name).read_text().splitlines():
+        event = json.loads(line)
+        found.append([{**t, "g": t.get("g") or event["explain_graph"]} for t in event["explain_triples"]])
+    return found
+
+
+def feed(traces: LiveTraces, batches, start: float = 0.0) -> float:
+    now = start
+    for line, triples in enumerate(batches, start=1):
+        now += 0.1
+        traces.add(line, Frame("id", "c", triples).explainability().quads("<export>"), now)
+    return now
+
+
+def test_each_trace_is_linted_once_complete_and_quiet_and_then_released():
+    traces = LiveTraces("<export>")
+    last = feed(traces, events("explain-stream.jsonl"))  # a GraphRAG and an agent session, interleaved
+    assert list(traces.due(last + QUIET / 2, QUIET, TIMEOUT)) == []  # complete, but not yet quiet
+    due = list(traces.due(last + QUIET, QUIET, TIMEOUT))
+    assert [complete for _, complete in due] == [True, True]
+    results = [check_graph(graph) for graph, _ in due]
+    assert sorted(root for r in results for root in r.traces) == sorted(lint(EXAMPLES / "explain-stream.jsonl").traces)
+    assert [r.findings for r in results] == [[], []]
+    assert traces.held == 0 and traces.open == 0
+
+
+def test_a_trace_without_its_answer_is_given_up_after_the_timeout():
+    triples = json.loads((EXAMPLES / "orchestrator-react-max-iterations.json").read_text())  # no Conclusion
+    traces = LiveTraces("<export>")
+    last = feed(traces, [triples])
+    assert list(traces.due(last + QUIET, QUIET, TIMEOUT)) == []
+    assert traces.open == 1
+    (graph, complete), = traces.due(last + TIMEOUT, QUIET, TIMEOUT)
+    assert not complete
+    assert sorted(f.rule for f in check_graph(graph).findings) == sorted(
+        f.rule for f in lint(EXAMPLES / "orchestrator-react-max-iterations.json").findings)
+    assert traces.held == 0
+
+
+def test_memory_holds_only_the_traces_in_flight():
+    text = (EXAMPLES / "orchestrator-react-one-shot.json").read_text()
+    one = len(json.loads(text))
+    traces = LiveTraces("<export>")
+    now = 0.0
+    for number in range(300):
+        now = feed(traces, [json.loads(text.replace("ce3416ed-11d7-525f-adf1-8f83153e5791", f"run-{number}"))], now)
+        now += QUIET + 1
+        assert [complete for _, complete in traces.due(now, QUIET, TIMEOUT)] == [True]
+    assert traces.held == 0 and not traces.owner
+    assert traces.peak <= one
+
+
+def test_only_the_explainability_graphs_and_the_documents_they_derive_from_are_kept():
+    triples = json.loads((EXAMPLES / "extraction.json").read_text())
+    kept = kept_triples(triples)
+    assert {t.get("g") for t in kept} == {"urn:graph:source", None}
+    documents = {t["s"]["i"] for t in kept if not t.get("g")}
+    assert documents and all("/doc/" in d for d in documents)
+    facts = [t for t in triples if not t.get("g") and t["s"]["i"] not in documents]
+    assert facts and not any(t in kept for t in facts)  # the extracted knowledge is left out

@@ -1,0 +1,28 @@
+"""Findings one line each, printed as they are found (tg-trace watch): for a terminal, for
+GitHub's log annotations, and JSON lines for log shippers (Loki, Elasticsearch, Vector)."""
+
+from __future__ import annotations
+
+import json
+
+from ..model import Finding
+from .github import annotation
+from .text import finding_line
+
+LIVE_FORMATS = {
+    "text": "one line per finding, as tg-trace lint prints them",
+    "github": "GitHub Actions annotations",
+    "jsonl": "one JSON object per finding (file, line, rule, severity, message, focus, trace, ...)",
+}
+
+
+def line(finding: Finding, fmt: str, color: bool = False) -> str:
+    """One finding as one line of ``fmt`` (a key of :data:`LIVE_FORMATS`)."""
+    if fmt == "text":
+        return finding_line(finding, color)
+    if fmt == "github":
+        return annotation(finding)
+    if fmt == "jsonl":
+        # ensure_ascii: every byte of the input that reaches the line is escaped.
+        return json.dumps(finding.to_dict(), ensure_ascii=True)
+    raise ValueError(f"unknown live format {fmt!r} (choose from {', '.join(LIVE_FORMATS)})")
