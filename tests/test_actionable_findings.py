@@ -191,3 +191,14 @@ def test_the_other_formats_carry_the_same_advice(broken, tmp_path):
     assert '"final-answr" is not a known termination reason' in issue["description"]
     body = issue["content"]["body"]
     assert f"expected one of {TERMINATIONS}" in body and f"({url})" in body
+
+
+def test_a_binary_input_has_no_excerpt():
+    """A knowledge core (msgpack) numbers its records, not text lines: its findings carry the
+    help line but no source excerpt."""
+    core = EXAMPLES.parent / "tests" / "data" / "trustgraph-formats" / "legacy-react-one-shot.msgpack"
+    exit_code, out, _ = cli("lint", "--no-config", "--select", "T004", "--fail-on", "never", str(core))
+    assert exit_code == 0
+    block = _finding_block(out, "T004")
+    assert not any(" | " in line for line in block)
+    assert block[-1].endswith(f"{DOCS_BASE}rules/T004/")

@@ -26,11 +26,11 @@ SPAN = 20
 @dataclass(frozen=True)
 class Excerpt:
     """Source lines from the finding's line to the one that holds the term at fault, and the span
-    [start, end) of the term on the last of them (None: not found; then only the first line)."""
+    [start, end) of the term on the last of them."""
 
     lines: tuple[tuple[int, str], ...]
-    start: int | None = None
-    end: int | None = None
+    start: int
+    end: int
 
 
 def _ntriples_literal(value: str) -> str:
@@ -46,16 +46,21 @@ def _written_forms(term: str) -> list[str]:
     return list(dict.fromkeys(f for f in forms if f))
 
 
-def locate(text: str, terms: Iterable[str | None]) -> tuple[int, int] | None:
-    """Where the first of ``terms`` found on the line is written."""
-    for term in terms:
-        if not term:
-            continue
-        for form in _written_forms(term):
-            start = text.find(form)
-            if start != -1:
-                return start, start + len(form)
-    return None
+def _binary(file: str) -> bool:
+    """Whether the file is not text (a knowledge core's msgpack, an archive): its "lines" are
+    records or members, with nothing to show."""
+    try:
+        with open(file, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return True
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start < len(head) - 3  # not merely a character cut at the end of the head
+    return False
 
 
 def source_lines(wanted: Iterable[tuple[str | None, int | None]], span: int = 1) -> dict[tuple[str, int], str]:
@@ -67,7 +72,7 @@ def source_lines(wanted: Iterable[tuple[str | None, int | None]], span: int = 1)
             by_file.setdefault(str(file), set()).update(range(int(line), int(line) + span))
     found: dict[tuple[str, int], str] = {}
     for file, lines in by_file.items():
-        if not os.path.isfile(file):
+        if not os.path.isfile(file) or _binary(file):
             continue
         last = max(lines)
         try:
@@ -84,8 +89,8 @@ def source_lines(wanted: Iterable[tuple[str | None, int | None]], span: int = 1)
 
 def excerpts(findings) -> dict:
     """Each finding (with a file and line) -> its :class:`Excerpt`, the term at fault located:
-    its value, else its predicate, else its focus (the focus alone when the value is missing). (A node-level rule names the focus as its
-    value: then the predicate is the term at fault.)"""
+    its value, else its predicate, else its focus (the focus alone when the value is missing; a
+    node-level rule names the focus as its value, and then the predicate is the term at fault)."""
     findings = [f for f in findings if f.line]
     lines = source_lines(((f.file, f.line) for f in findings), SPAN)
     out = {}
@@ -104,15 +109,13 @@ def excerpts(findings) -> dict:
             if text is None:
                 break
             shown.append((number, text))
-        # The best term found on any of the lines: the value before the predicate before the focus.
-        for term in terms:
-            hit = next(((index, span) for index, (_, text) in enumerate(shown)
-                        if (span := locate(text, (term,))) is not None), None)
-            if hit is not None:
-                index, span = hit
-                out[finding] = Excerpt(tuple(shown[:index + 1]), *span)
-                break
-        # Else the finding's own line, unless it is bare punctuation (the "{" opening a JSON triple).
-        if finding not in out and shown and shown[0][1].strip(" \t{}[],"):
-            out[finding] = Excerpt(tuple(shown[:1]))
+        # The best term found on any of the lines (the value before the predicate before the
+        # focus), each first as a whole token (<iri>, "text"), its bare text last.
+        hit = next(((index, start, start + len(form)) for term in terms if term for form in _written_forms(term)
+                    for index, (_, text) in enumerate(shown) if (start := text.find(form)) != -1), None)
+        if hit is not None:
+            index, start, end = hit
+            out[finding] = Excerpt(tuple(shown[:index + 1]), start, end)
+        # A line that does not spell the term (Turtle's prefixed names) is not shown: it would
+        # point at the wrong place.
     return out
