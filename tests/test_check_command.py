@@ -77,3 +77,39 @@ def test_shapes_that_do_not_parse_are_one_line_with_file_and_line(tmp_path):
     (finding,) = json.loads(check.stdout)["findings"]
     assert (finding["rule"], finding["file"], finding["line"]) == ("K010", str(path), line)
     assert finding["message"] == "does not parse: . is not a valid RDF object"
+
+
+# Each way a rule can be malformed: the text written in agent.ttl, what it becomes, the check's
+# code, and the text on the line the finding must name.
+MALFORMED_RULES = {
+    "duplicate code": ('tgl:code "S006" ; tgl:name "analysis-action"', 'tgl:code "S012" ; tgl:name "analysis-action"',
+                       "K013", 'tgl:code "S012" ; tgl:name "analysis-action"'),
+    "code of another family": ('tgl:code "M002"', 'tgl:code "S098"', "K014", 'tgl:code "S098"'),
+    "misspelt placeholder": ('Observation, not {?value}', 'Observation, not {?valeu}', "K015", "{?valeu}"),
+    "no rationale": ('tgl:rationale "Clients list tool calls', 'rdfs:comment "Clients list tool calls', "K016",
+                     'tgl:code "M002"'),
+    "no fix": ('tgl:fix "Emit `<analysis> rdf:type tg:ToolUse`', 'rdfs:comment "Emit `<analysis> rdf:type tg:ToolUse`',
+               "K017", 'tgl:code "M002"'),
+    "no fault": ('tgl:fault [ tgl:trace "orchestrator-react-multi-iteration.nq" ; '
+                 'tgl:focus "urn:trustgraph:agent:33a7dbc8-ce5b-58b6-91c6-ff32961e9c7d/i2" ;\n'
+                 '        tgl:update """DELETE DATA { GRAPH <urn:graph:retrieval> { $this a tg:ToolUse } }""" ]',
+                 'rdfs:seeAlso tg:ToolUse', "K018", 'tgl:code "M002"'),
+    "no description": ('sh:description "Every agent Analysis (one think-act step)',
+                       'rdfs:comment "Every agent Analysis (one think-act step)', "K019", 'tgl:code "M002"'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_RULES))
+def test_a_malformed_rule_is_a_finding_with_its_code_file_and_line(tmp_path, case):
+    before, after, code, marker = MALFORMED_RULES[case]
+    folder = tmp_path / "shapes"
+    shutil.copytree(ROOT / "shapes", folder)
+    path = folder / "agent.ttl"
+    text = path.read_text()
+    assert text.count(before) == 1, case
+    path.write_text(text.replace(before, after))
+    line = next(n for n, ln in enumerate(path.read_text().splitlines(), 1) if marker in ln)
+    check = run("check", "--no-reasoner", "--format", "json", env={"TG_TRACE_SHAPES": str(folder)})
+    assert check.returncode == 1, check.stderr
+    findings = json.loads(check.stdout)["findings"]
+    assert [(f["rule"], f["file"], f["line"]) for f in findings] == [(code, str(path), line)], findings

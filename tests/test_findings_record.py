@@ -4,18 +4,14 @@ record before the rule engine was restructured around constraint components)."""
 
 from __future__ import annotations
 
-import gzip
-import json
 
 import pytest
 
-from findings_record import RECORD, all_cases, recorded_fault_codes
-from tgtrace.rules import all_rules
+from findings_record import all_cases, as_of_record, missing_rules, read_record
 
 pytest.importorskip("trustgraph.provenance", reason="the corpus is built by the real emitter (trustgraph-base)")
 
-with gzip.open(RECORD, "rt", encoding="utf-8") as handle:
-    RECORDED = json.load(handle)
+RECORDED = read_record()
 
 
 @pytest.fixture(scope="module")
@@ -23,13 +19,17 @@ def corpora(tmp_path_factory):
     return tmp_path_factory.mktemp("corpora")
 
 
-# Rules added after the record are held to their own faults by tests/test_rules.py.
-CODES = recorded_fault_codes()
-CASES = list(all_cases(None, CODES))  # names only; corpus cases get their folder at run time
+CASES = list(all_cases(None))  # names only; corpus cases get their folder at run time
+RE_RECORD = "python tests/findings_record.py --new-rules records it (changing nothing recorded)"
+
+
+def test_record_covers_every_rule():
+    missing = missing_rules(RECORDED)
+    assert not missing, f"the findings record lacks the rules {missing}: {RE_RECORD}"
 
 
 def test_record_covers_every_case():
-    assert sorted(name for name, _ in CASES) == sorted(RECORDED)
+    assert sorted(name for name, _ in CASES) == sorted(RECORDED), f"a case is new or gone: {RE_RECORD}"
 
 
 def as_recorded(row: list) -> list:
@@ -81,21 +81,6 @@ S003_SUB_AGENT_ANSWER = {
 }
 
 
-# Rules added after the record (D008 invalid terms, S020 mixed trace models) are held to their
-# own faults in tests/test_rules.py, not to the record.
-RECORDED_RULES = {row[2] for rows in RECORDED.values() for row in rows}
-
-
-def as_of_record(row: list) -> list:
-    """Findings that a trace's age explains (rules with tgl:since, on a trace whose model predates
-    them) are info with the release named; the record holds them at the rule's own severity."""
-    file, line, rule, severity, focus, trace, path, value, message = row
-    if " (written so by TrustGraph " in message:
-        message = message.split(" (written so by TrustGraph ")[0]
-        severity = str(all_rules()[rule].severity)
-    return [file, line, rule, severity, focus, trace, path, value, message]
-
-
 def ordered(rows) -> list:
     return sorted(rows, key=lambda r: [str(x) for x in r])
 
@@ -115,8 +100,8 @@ def c004_without_line(rows) -> list:
 
 @pytest.mark.parametrize("name", [name for name, _ in CASES])
 def test_findings_equal_the_record(name, corpora):
-    run = dict(all_cases(corpora, CODES))[name]
-    found = ordered(as_of_record(as_recorded(row)) for row in run() if row[2] in RECORDED_RULES)
+    run = dict(all_cases(corpora))[name]
+    found = ordered(as_of_record(as_recorded(row)) for row in run())
     recorded = RECORDED[name]
     if name in S003_SUB_AGENT_ANSWER:
         assert any(r[2] == "S003" for r in recorded)  # the exception is still needed

@@ -35,6 +35,9 @@ tgsh:step-number-iri a sh:SPARQLConstraint ;
     sh:description "An Analysis's tg:stepNumber n matches the /i{n} its IRI ends with." ;
     tgl:rationale "Viewers order iterations by either; when they disagree the order is ambiguous." ;
     tgl:fix "Number the step as its IRI does." ;
+    tgl:fault [ tgl:trace "orchestrator-react-multi-iteration.nq" ;
+        tgl:focus "urn:trustgraph:agent:33a7dbc8-ce5b-58b6-91c6-ff32961e9c7d/i2" ;
+        tgl:update """DELETE { GRAPH ?g { $this tg:stepNumber ?n } } INSERT { GRAPH ?g { $this tg:stepNumber "7" } } WHERE { GRAPH ?g { $this tg:stepNumber ?n } }""" ] ;
     sh:prefixes tgsh: ;
     sh:select """
         SELECT $this ?value WHERE {
@@ -121,3 +124,19 @@ def test_unknown_component_is_one_line_and_exit_2(shapes, tmp_path):
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert "Traceback" not in result.stderr
         assert any("tgsh:AnalysisShape" in x and "sh:maxCont" in x for x in lines), (args, result.stdout, result.stderr)
+
+
+def test_check_judges_the_new_rule(shapes, tmp_path):
+    # The rule as written is valid; a message naming a variable its query does not select is not.
+    assert run(shapes, "check", "--no-reasoner").returncode == 0
+    folder = tmp_path / "shapes"
+    shutil.copytree(shapes, folder)
+    path = folder / "agent.ttl"
+    path.write_text(path.read_text(encoding="utf-8").replace("tg:stepNumber {?value} is not", "tg:stepNumber {?path} is not"),
+                    encoding="utf-8")
+    line = next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "{?path} is not" in text)
+    result = run(folder, "check", "--no-reasoner", "--format", "json")
+    assert result.returncode == 1, result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    assert [(f["rule"], f["file"], f["line"]) for f in findings] == [("K015", str(path), line)]
+    assert findings[0]["message"] == "rule S099: its sh:message names {?path}, which its SPARQL query does not select"

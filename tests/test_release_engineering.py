@@ -276,10 +276,6 @@ def _runs(job: dict) -> str:
     return "\n".join(step.get("run", "") for step in job.get("steps", []))
 
 
-def _uses(job: dict) -> list[str]:
-    return [step["uses"] for step in job.get("steps", []) if "uses" in step]
-
-
 def test_ci_runs_the_ci_script_on_pushes_and_pull_requests():
     workflow = _load(WORKFLOWS / "ci.yml")
     assert {"push", "pull_request"} <= set(_triggers(workflow))

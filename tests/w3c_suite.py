@@ -28,7 +28,7 @@ How a result is compared follows the suite's own instructions
 from __future__ import annotations
 
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -429,11 +429,6 @@ def pass_counts(engine_name: str) -> dict[str, tuple[int, int]]:
             counts[component][0] += passed
             counts[component][1] += 1
     return {c: (p, t) for c, (p, t) in sorted(counts.items())}
-
-
-def component_coverage(cases) -> Counter:
-    """How many of ``cases`` use each component."""
-    return Counter(c for case in cases for c in case.components)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,7 @@
 """The entry point every face (CLI, pytest plugin, Python API) calls.
 
-``iter_findings`` is the primary form: it yields each input's findings as its
-traces complete (an explain stream trace by trace); ``lint`` collects them
-into a :class:`Report`. The flow is one way: a loader turns each input into a
+``iter_results`` yields each input's results as its traces complete (an
+explain stream trace by trace); ``lint`` collects them into a :class:`Report`. The flow is one way: a loader turns each input into a
 trace graph, an engine checks the graph, and here hits become findings.
 """
 
@@ -26,7 +25,7 @@ from .graph import TraceGraph
 from .loaders import Input, InputError, expand_paths, load
 from .model import Finding, Report, Severity
 from .coverage import coverage
-from .rules import Rule, all_rules
+from .rules import Rule, all_rules, fill_message
 from .settings import ENGINES, Settings
 from .stream import StreamLinter
 from .vocabulary import declarations, ontology_terms
@@ -36,12 +35,8 @@ DEFAULTS = Settings()
 _REFERENCE_ENGINE = "tgtrace.engines.shacl"
 
 def _message(rule: Rule, path: str | None, value) -> str:
-    text = rule.message
-    if "{?value}" in text:
-        text = text.replace("{?value}", tg.name(value) if value is not None else "(none)")
-    if "{?path}" in text:
-        text = text.replace("{?path}", path or "(none)")
-    return text
+    return fill_message(rule.message, {"value": tg.name(value) if value is not None else "(none)",
+                                       "path": path or "(none)"})
 
 
 @dataclass
@@ -349,16 +344,6 @@ def settings_of(settings: Settings | None = None, *, select: Sequence[str] | Non
                                         engine=engine, input_format=input_format, jobs=jobs,
                                         allow_empty=allow_empty, target_version=target_version,
                                         one_capture=one_capture)
-
-
-def iter_findings(*sources, settings: Settings | None = None, **options) -> Iterator[Finding]:
-    """Findings as each input (each trace of an explain stream) completes, in input order.
-
-    ``options`` are those of :func:`lint` (select, ignore, severities, engine, input_format).
-    """
-    settings = settings_of(settings, **options)
-    for result in iter_results(*sources, settings=settings):
-        yield from sorted(result.findings, key=_order)
 
 
 class NoTrace(InputError):

@@ -10,6 +10,7 @@ site and the tests list and explain.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -27,6 +28,17 @@ SHACL_SEVERITY = {
     SH + "Warning": Severity.WARNING,
     SH + "Info": Severity.INFO,
 }
+
+# The variables a rule's sh:message may name, as {?name} or {$name} (SHACL 1.0, 3.6.2): what a
+# finding fills in. ``tg-trace check`` reports a placeholder naming anything else.
+MESSAGE_VARIABLES = ("value", "path")
+PLACEHOLDER = re.compile(r"\{([?$])([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def fill_message(message: str, variables: dict[str, str]) -> str:
+    """The message with each placeholder of a known variable replaced by its text."""
+    return PLACEHOLDER.sub(lambda m: variables.get(m.group(2), m.group(0)), message)
+
 
 UPDATE_PREFIXES = """PREFIX tg: <https://trustgraph.ai/ns/>
 PREFIX prov: <http://www.w3.org/ns/prov#>

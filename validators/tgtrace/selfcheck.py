@@ -6,7 +6,10 @@ them as lines, and ``findings()`` as findings that every output format
 prints (``tg-trace check --format ...``). It checks that the ontology parses, has a complete header,
 labels, defines and declares every term it uses, is consistent under HermiT
 (optionally together with PROV-O), that every ``tg:`` term the shapes use is
-declared, and that every ``TG_*`` constant of the TrustGraph emitter, when it
+declared, that every rule of the shapes is valid (:func:`rule_problems`: its
+code is its own and starts with its family's letter, its message names only
+variables a finding fills in, it carries its documentation and a fault
+example), and that every ``TG_*`` constant of the TrustGraph emitter, when it
 is installed, is declared.
 
 The helpers are shared with the linter and the docs: ``declared_terms()``
@@ -29,8 +32,9 @@ import rdflib
 
 from .engines.fast import Engine
 from .model import Finding, Severity
-from .namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG
+from .namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG, TGL
 from .resources import TurtleError, ontology_graph, ontology_path, read_turtle, shapes_graph, shapes_paths
+from .rules import MESSAGE_VARIABLES, PLACEHOLDER
 from .shapes import ShapesModel
 from .vocabulary import DECLARATION_KINDS as KINDS
 from .vocabulary import declared_terms as _declared_terms
@@ -66,6 +70,13 @@ CHECKS = {
     "K010": ("shapes-unreadable", Severity.ERROR),
     "K011": ("shape-term-undeclared", Severity.ERROR),
     "K012": ("enumeration-disagrees", Severity.ERROR),
+    "K013": ("rule-code-duplicate", Severity.ERROR),
+    "K014": ("rule-code-family", Severity.ERROR),
+    "K015": ("message-placeholder-unknown", Severity.ERROR),
+    "K016": ("rule-rationale-missing", Severity.ERROR),
+    "K017": ("rule-fix-missing", Severity.ERROR),
+    "K018": ("rule-fault-missing", Severity.ERROR),
+    "K019": ("rule-incomplete", Severity.ERROR),
     "K020": ("emitter-term-undeclared", Severity.ERROR),
     "K030": ("reasoner-unavailable", Severity.WARNING),
     "K031": ("ontology-inconsistent", Severity.ERROR),
@@ -346,6 +357,134 @@ def enumeration_problems(ontology, shapes, label: str) -> list[Problem]:
     return problems
 
 
+# --- What a valid rule is ------------------------------------------------------
+
+_TGL = rdflib.Namespace(TGL)
+_SH = rdflib.Namespace(SH)
+_CODE = re.compile(r'tgl:code\s+"([^"]*)"')
+
+
+class _RuleLines:
+    """Where each rule code is written in the shapes files, to point a problem at its line."""
+
+    def __init__(self, files):
+        self.text: dict[Path, list[str]] = {}
+        self.codes: dict[str, list[tuple[Path, int]]] = {}
+        for path in files:
+            if not Path(path).is_file():
+                continue
+            lines = self.text[Path(path)] = Path(path).read_text(encoding="utf-8").splitlines()
+            for number, line in enumerate(lines, 1):
+                for code in _CODE.findall(line):
+                    self.codes.setdefault(code, []).append((Path(path), number))
+
+    def of(self, code: str, node=None) -> tuple[str | None, int | None]:
+        """The line of the code, on the named node's own definition when a code is written twice."""
+        places = self.codes.get(code, [])
+        if not places:
+            return None, None
+        if isinstance(node, rdflib.URIRef) and len(places) > 1:
+            for path, line in places:
+                start = _line_of(path, str(node))
+                if start is not None and start <= line and not any(
+                        start <= other < line for other_path, other in places if other_path == path):
+                    return str(path), line
+        path, line = places[0]
+        return str(path), line
+
+    def after(self, code: str, node, text: str) -> tuple[str | None, int | None]:
+        """The first line at or after the code's that holds ``text`` (a message's placeholder)."""
+        file, start = self.of(code, node)
+        if file is None or start is None:
+            return file, start
+        for number, line in enumerate(self.text[Path(file)][start - 1:], start):
+            if text in line:
+                return file, number
+        return file, start
+
+
+def _shapes_files(shapes) -> list[Path]:
+    """The Turtle files the shapes were read from (none for a graph given as such)."""
+    if shapes is None:
+        return shapes_paths()
+    if isinstance(shapes, rdflib.Graph):
+        return []
+    return [Path(p) for p in ([shapes] if isinstance(shapes, (str, Path)) else shapes)]
+
+
+def rule_problems(model: ShapesModel, files=()) -> list[Problem]:
+    """Every rule (a node carrying tgl:code) is valid: its code is its own and starts with its
+    family's letter, its message names only variables a finding fills in, and it carries its
+    documentation and a fault example."""
+    graph = model.graph
+    lines = _RuleLines(files)
+    by_code: dict[str, list] = {}
+    for node, code in graph.subject_objects(_TGL.code):
+        by_code.setdefault(str(code), []).append(node)
+    found = []
+    for code, nodes in sorted(by_code.items()):
+        if len(nodes) > 1:
+            names = ", ".join(sorted(model.name(n) for n in nodes))
+            # Each definition after the first written is reported where it is written.
+            placed = sorted(nodes, key=lambda n: lines.of(code, n) if lines.of(code, n)[0] else ("", 0))
+            for node in placed[1:]:
+                file, line = lines.of(code, node)
+                found.append(Problem("K013", f"shapes: rule code {code} is defined {len(nodes)} times ({names})",
+                                     str(node) if isinstance(node, rdflib.URIRef) else None,
+                                     shapes=True, file=file, line=line))
+        for node in nodes:
+            found.extend(_rule_problems(model, code, node, lines))
+    return found
+
+
+def _rule_problems(model: ShapesModel, code: str, node, lines: _RuleLines) -> list[Problem]:
+    graph = model.graph
+    file, line = lines.of(code, node)
+    term = str(node) if isinstance(node, rdflib.URIRef) else None
+
+    def problem(check: str, what: str, where=(file, line)) -> Problem:
+        return Problem(check, f"shapes: rule {code}: {what}", term, shapes=True, file=where[0], line=where[1])
+
+    found = []
+    family = graph.value(node, _TGL.family)
+    name = graph.value(family, _TGL.name) if (family, rdflib.RDF.type, _TGL.Family) in graph else None
+    if name is None:
+        found.append(problem("K014", f"tgl:family names no tgl:Family ({family})"))
+    elif not str(name) or code[:1] != str(name)[0].upper():
+        found.append(problem("K014", f"its code does not start with {str(name)[:1].upper()!r}, "
+                                     f"the letter of its family {name}"))
+    for check, predicate in (("K016", _TGL.rationale), ("K017", _TGL.fix)):
+        if not str(graph.value(node, predicate) or "").strip():
+            found.append(problem(check, f"has no {graph.namespace_manager.normalizeUri(predicate)}"))
+    fault = graph.value(node, _TGL.fault)
+    if fault is None:
+        found.append(problem("K018", "has no tgl:fault (a real trace, an update that breaks it, the node reported)"))
+    else:
+        for part in ("trace", "update", "focus"):
+            if not str(graph.value(fault, _TGL[part]) or "").strip():
+                found.append(problem("K018", f"its tgl:fault has no tgl:{part}"))
+    for predicate in (_TGL.name, _SH.message, _SH.description):
+        if not str(graph.value(node, predicate) or "").strip():
+            found.append(problem("K019", f"has no {graph.namespace_manager.normalizeUri(predicate)}"))
+    owned = any(graph.subjects(_SH.property, node)) or any(graph.subjects(_SH.sparql, node))
+    shape = model.shapes.get(node)
+    if not owned and not (shape is not None and shape.targets):
+        found.append(problem("K019", "is attached to no node shape (no sh:property, sh:sparql or target)"))
+    query = graph.value(node, _SH.select)
+    for message in graph.objects(node, _SH.message):
+        for placeholder in PLACEHOLDER.finditer(str(message)):
+            variable = placeholder.group(2)
+            if variable not in MESSAGE_VARIABLES:
+                why = f"which is no variable a finding fills in ({', '.join(MESSAGE_VARIABLES)})"
+            elif query is not None and not re.search(rf"[?$]{variable}\b", str(query)):
+                why = "which its SPARQL query does not select"
+            else:
+                continue
+            found.append(problem("K015", f"its sh:message names {placeholder.group(0)}, {why}",
+                                 lines.after(code, node, placeholder.group(0))))
+    return found
+
+
 def run_checks(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> list[str]:
     """Every problem found, one line each; an empty list means all is well."""
     return [p.text for p in problems(ontology, shapes, prov_o, reasoner)]
@@ -387,7 +526,9 @@ def problems(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> 
     else:
         # Shapes the engine cannot run (an unknown component, a misspelt parameter) raise
         # ShapesError here: one line, exit 2, before any other check.
-        Engine(ShapesModel(shapes_rdf))
+        model = ShapesModel(shapes_rdf)
+        Engine(model)
+        found.extend(rule_problems(model, _shapes_files(shapes)))
         for term, where in sorted(shape_terms(shapes_rdf).items()):
             if term not in declared:
                 found.append(Problem("K011", f"shapes: {short(term)} ({where}) is not declared in {label}", term, shapes=True))

@@ -286,7 +286,7 @@ class ShapesModel:
                     found[str(prefix)] = str(namespace)
         return found
 
-    def _validator(self, node, kind_hint: str | None = None) -> Validator | None:
+    def _validator(self, node) -> Validator | None:
         if node is None:
             return None
         ask = self.graph.value(node, _SH.ask)
@@ -410,7 +410,7 @@ class ShapesModel:
         for kind in ("inversePath", "zeroOrMorePath", "oneOrMorePath", "zeroOrOnePath"):
             inner = g.value(node, _SH[kind])
             if inner is not None:
-                return Path(kind.removesuffix("Path").replace("inverse", "inverse"), self.path(inner), node)
+                return Path(kind.removesuffix("Path"), self.path(inner), node)
         alternatives = g.value(node, _SH.alternativePath)
         if alternatives is not None:
             return Path("alt", tuple(self.path(p) for p in Collection(g, alternatives)), node)

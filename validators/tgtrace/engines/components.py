@@ -503,11 +503,6 @@ def _has_value(ctx, shape, focus, values, params):
         yield None, None
 
 
-def has_value_test(params):
-    required = key_from_rdflib(_param(params, "hasValue"))
-    return lambda graph, values: required in values
-
-
 @per_value("InConstraintComponent")
 def _in(ctx, params):
     allowed = frozenset(key_from_rdflib(m) for m in _param(params, "in"))

@@ -152,11 +152,6 @@ def _prepare(text: str, prebound: frozenset) -> _Prepared:
     return _Prepared(tuple(parts), frozenset(names), returns, insert_at)
 
 
-def check_query(text: str, prebound) -> None:
-    """Raise ShapesError when a query breaks SHACL's rules for queries with pre-bound variables."""
-    _prepare(text, frozenset(prebound) | OPTIONAL_PREBOUND)
-
-
 def _written(value) -> str | None:
     """A key as SPARQL text, or None when query text cannot name it (blank nodes, triple terms)."""
     if type(value) is str:

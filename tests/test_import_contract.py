@@ -1,0 +1,187 @@
+"""The package's layering, written down as data and checked against its import graph.
+
+The floors run from the ground up: a module imports only from its own floor or
+below, never upward, and the import graph has no cycle. Every import counts:
+at the top of a module, inside a function body, and ``importlib.import_module``
+of a module name written as a string. A module the contract does not place
+fails, and so does a module it places that no longer exists. CONTRIBUTING.md's
+map of the layers names every module on its floor.
+"""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "validators" / "tgtrace"
+
+# Lowest first. A package's own ``__init__`` is named by the package.
+FLOORS: dict[str, tuple[str, ...]] = {
+    "ground": ("namespaces", "escaping", "model", "graph", "resources"),
+    "loaders": ("loaders", "loaders.base", "loaders.wire", "loaders.objects", "loaders.trustgraph",
+                "loaders.ranges", "loaders.losses", "loaders.excerpt", "stream", "pieces", "gateway"),
+    "rules": ("shapes", "vocabulary", "generations", "rules", "explain", "advice"),
+    "engines": ("engines", "engines.components", "engines.fast", "engines.paths", "engines.sparql",
+                "engines.shacl"),
+    "report": ("settings", "config", "baseline", "coverage", "api", "explore", "cluster", "watch", "selfcheck"),
+    "formats": ("files", "formats", "formats.common", "formats.diagram", "formats.github", "formats.gitlab",
+                "formats.html", "formats.json", "formats.junit", "formats.live", "formats.metrics",
+                "formats.sarif", "formats.statistics", "formats.summary", "formats.text", "formats.views"),
+    "faces": ("", "cli", "testing", "pytest_plugin"),
+}
+
+# Upward imports the contract allows, each with why.
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("formats.sarif", ""): "SARIF names the tool's version, which is written once, as tgtrace.__version__ "
+                           "(tests/test_release_engineering.py checks it against pyproject.toml)",
+}
+
+
+def module_files(package: Path) -> dict[str, Path]:
+    """Every module of the package by its name relative to the package ('' for the package itself)."""
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """The module-level names bound to a string (a module name kept for a lazy import)."""
+    return {target.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
+def _imported(node: ast.AST, constants: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """(module, names imported from it) for an import statement or an import_module call."""
+    if isinstance(node, ast.Import):
+        return [(alias.name, []) for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        return [("." * node.level + (node.module or ""), [alias.name for alias in node.names])]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"
+            and node.args):
+        argument = node.args[0]
+        if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+            return [(argument.value, [])]
+        if isinstance(argument, ast.Name) and argument.id in constants:
+            return [(constants[argument.id], [])]
+    return []
+
+
+def _absolute(name: str, module: str, is_package: bool, root: str) -> str | None:
+    """A module name relative to the package, or None for a module outside it."""
+    if name.startswith("."):
+        level = len(name) - len(name.lstrip("."))
+        base = module.split(".") if module else []
+        if not is_package:
+            base = base[:-1]
+        base = base[:len(base) - (level - 1)] if level > 1 else base
+        rest = name.lstrip(".")
+        return ".".join(p for p in (*base, *(rest.split(".") if rest else ())) if p)
+    if name == root:
+        return ""
+    if name.startswith(root + "."):
+        return name[len(root) + 1:]
+    return None
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """Each module of the package and the package modules it imports anywhere in its code."""
+    files = module_files(package)
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        constants = _constants(tree)
+        targets = set()
+        for node in ast.walk(tree):
+            for name, names in _imported(node, constants):
+                target = _absolute(name, module, path.name == "__init__.py", package.name)
+                if target is None:
+                    continue
+                for imported in names or [""]:
+                    candidate = f"{target}.{imported}".strip(".") if imported else target
+                    # ``from . import cli`` imports a module; ``from .graph import term`` a name of one.
+                    while candidate not in files and candidate:
+                        candidate = candidate.rpartition(".")[0]
+                    if candidate != module:
+                        targets.add(candidate)
+        graph[module] = targets
+    return graph
+
+
+def violations(graph: dict[str, set[str]], floors: dict[str, tuple[str, ...]],
+               exceptions: dict[tuple[str, str], str]) -> list[str]:
+    """What breaks the contract, one line each: unplaced or stale modules, upward imports, cycles."""
+    level = {module: n for n, modules in enumerate(floors.values()) for module in modules}
+    names = list(floors)
+    problems = [f"{m or '__init__'}: no floor of the contract places it" for m in sorted(set(graph) - set(level))]
+    problems += [f"{m or '__init__'}: placed by the contract, but there is no such module"
+                 for m in sorted(set(level) - set(graph))]
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            if module in level and target in level and level[target] > level[module] \
+                    and (module, target) not in exceptions:
+                problems.append(f"{module or '__init__'} ({names[level[module]]}) imports "
+                                f"{target or '__init__'} ({names[level[target]]}), a floor above it")
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        # graphlib lists a cycle from each imported module to the one importing it.
+        problems.append("import cycle: " + " -> ".join(m or "__init__" for m in reversed(error.args[1])))
+    problems += [f"exception {a} -> {b}: no such import" for a, b in exceptions if b not in graph.get(a, ())]
+    return problems
+
+
+def test_the_package_keeps_its_import_contract():
+    problems = violations(import_graph(PACKAGE), FLOORS, EXCEPTIONS)
+    assert not problems, "\n".join(problems)
+
+
+def _package(tmp_path: Path, modules: dict[str, str]) -> Path:
+    root = tmp_path / "pkg"
+    for name, text in {"": "", **modules}.items():
+        path = root.joinpath(*name.split(".")).with_suffix(".py") if name else root / "__init__.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("modules, expected", [
+    ({"low": "def f():\n    from . import high\n", "high": ""}, "low (ground) imports high (top), a floor above it"),
+    ({"low": "import importlib\nNAME = 'pkg.high'\nimportlib.import_module(NAME)\n", "high": ""},
+     "low (ground) imports high (top), a floor above it"),
+    ({"low": "from .other import x\n", "other": "def g():\n    from .low import y\n", "high": ""},
+     "import cycle: "),
+    ({"low": "", "high": "", "stray": ""}, "stray: no floor of the contract places it"),
+    ({"low": "", "high": "from ..outside import z\nfrom .sub.deep import w\n", "sub.deep": ""},
+     "sub.deep: no floor of the contract places it"),
+])
+def test_the_contract_catches_what_breaks_it(tmp_path, modules, expected):
+    floors = {"ground": ("", "low", "other"), "top": ("high",)}
+    problems = violations(import_graph(_package(tmp_path, modules)), floors, {})
+    assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_contributing_maps_every_module_on_its_floor():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    bullets = dict(re.findall(r"^- \*\*(\w+)\*\*(.*?)(?=^- \*\*|^\S|\Z)", text, re.M | re.S))
+    assert list(bullets) == list(FLOORS), "CONTRIBUTING.md's map of the layers names the contract's floors in order"
+    for floor, modules in FLOORS.items():
+        named = set(re.findall(r"`([\w/]+(?:\.py|/))`", bullets[floor]))
+        files = {_file_name(m) for m in modules}
+        assert files == named, f"{floor}: CONTRIBUTING.md names {sorted(named - files)} that the contract does " \
+                               f"not place there, and leaves out {sorted(files - named)}"
+
+
+def _file_name(module: str) -> str:
+    path = module_files(PACKAGE)[module].relative_to(PACKAGE)
+    return f"{path.parent}/" if path.name == "__init__.py" and module else str(path)
