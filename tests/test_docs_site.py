@@ -265,6 +265,7 @@ def _search(client, query: str) -> list[str]:
     ("tg:terminationReason", "rules/T001/index.html"),  # by a term it mentions, prefixed
     ("terminationReason", "rules/T001/index.html"),  # and not
     ("terminationReason", "predicates.html"),
+    ("tg:terminationReason", "classes/TerminationReason.html"),
     ("wasDerivedFrom", "predicates.html"),  # the pages write prov:wasDerivedFrom
     ("tg:Conclusion", "classes/Conclusion.html"),
 ])
