@@ -16,7 +16,11 @@ tool runs in a fresh process so that its wall time and peak RSS are its own:
 - ``pySHACL``: the same command with ``--engine shacl``, i.e. pySHACL running
   the project's shapes (the reference the fast engine must agree with);
 - with ``--explore``: ``tg-trace list`` (every trace's row, linted) and
-  ``tg-trace show --trace`` of one trace (only that trace linted).
+  ``tg-trace show --trace`` of one trace (only that trace linted);
+- with ``--capture-parts K``: the corpus cut into K parts linted as one capture
+  in one process (``--one-capture``) and on a local Dask cluster of 1 and of 2
+  workers, each cluster row with its CPU time against one process (the work
+  inflation), each process's peak memory and the bytes moved between tasks.
 
 The (rule, focus) sets of the fast engine and pySHACL are compared on every
 size where pySHACL ran, and the faults the generator injected must all be
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import hashlib
+import itertools
 import json
 import os
 import platform
@@ -78,6 +83,29 @@ print(count)
 """
 UNPACKED = "parse, quads unpacked"
 
+# The cluster rows: the capture linted on a local cluster of N workers through the API the CLI
+# calls, so that the run's statistics (bytes shipped, each worker's peak memory) come out with
+# its findings. Its CPU time is the whole tree's: the workers are children the run waits for.
+CLUSTER_RUN = """\
+import json, sys
+from tgtrace import cluster
+from tgtrace.settings import Settings
+if __name__ == "__main__":
+    stats = {}
+    report = cluster.lint(*sys.argv[2:], settings=Settings(one_capture=True, fail_on=None, cluster=sys.argv[1]),
+                          stats=stats)
+    stats["client_peak_bytes"] = cluster.peak_memory()
+    json.dump({"findings": [{"rule": f.rule, "focus": f.focus} for f in report.findings], "cluster": stats},
+              sys.stdout)
+"""
+CLUSTER_WORKERS = (1, 2)
+TARGET_CLUSTER_CPU = 1.3   # CPU of the cluster (every process) / CPU of one process, at most
+TARGET_CLUSTER_WALL = 1.0  # wall of --cluster local:2 / wall of one process, at most
+
+
+def cluster_tool(workers: int, parts: int) -> str:
+    return f"tg-trace lint --cluster local:{workers}, {parts} parts"
+
 
 @dataclass
 class Measure:
@@ -89,6 +117,7 @@ class Measure:
     findings: set | None = None
     runs: list = field(default_factory=list)
     note: str = ""
+    cluster: dict | None = None  # a cluster row's statistics (its last run; peaks the largest of any run)
 
 
 # ---------------------------------------------------------------------------
@@ -177,21 +206,29 @@ def lint_jobs_option() -> str | None:
     return None
 
 
-def findings_of(json_path: Path) -> set[tuple[str, str]]:
+def findings_of(json_path: Path) -> tuple[set[tuple[str, str]], dict | None]:
+    """The (rule, focus) pairs of a JSON report, and a cluster row's statistics."""
     document = json.loads(json_path.read_text(encoding="utf-8"))
-    return {(f["rule"], f["focus"]) for f in document["findings"]}
+    return {(f["rule"], f["focus"]) for f in document["findings"]}, document.get("cluster")
 
 
 def measure(tool: str, cmd: list[str], size: int, work: Path, repeat: int,
             parse_findings: bool, sample_tree: bool = False) -> Measure:
     runs = []
     findings = None
+    stats = None
     for i in range(repeat):
         out = work / f"{tool.replace(' ', '_')}-{size}-{i}.out"
         wall, rss, cpu = run_measured(cmd, out, sample_tree=sample_tree, cwd=work)
         runs.append((wall, rss, cpu))
         if parse_findings:
-            got = findings_of(out)
+            got, more = findings_of(out)
+            if more is not None:
+                if stats is not None:  # peaks: the largest of any run
+                    more["client_peak_bytes"] = max(more["client_peak_bytes"], stats["client_peak_bytes"])
+                    more["worker_peak_bytes"] = [max(a, b) for a, b in zip(more["worker_peak_bytes"],
+                                                                           stats["worker_peak_bytes"])]
+                stats = more
             if findings is not None and got != findings:
                 raise RuntimeError(f"{tool} reported different findings on two runs")
             findings = got
@@ -199,7 +236,7 @@ def measure(tool: str, cmd: list[str], size: int, work: Path, repeat: int,
     wall = statistics.median(w for w, _, _ in runs)
     cpu = statistics.median(c for _, _, c in runs)
     rss = max(r for _, r, _ in runs)
-    return Measure(tool, size, wall, rss, cpu, findings, runs)
+    return Measure(tool, size, wall, rss, cpu, findings, runs, cluster=stats)
 
 
 # ---------------------------------------------------------------------------
@@ -252,15 +289,20 @@ def corpus(size: int, faults: float, seed: str, folder: Path, shards: int) -> Pa
 
 
 def cut_into_parts(path: Path, count: int, folder: Path) -> list[str]:
-    """The corpus cut into ``count`` files at lines chosen at random (seeded): traces are cut across parts."""
-    lines = path.read_bytes().splitlines(keepends=True)
-    cuts = sorted(random.Random(count).sample(range(1, len(lines)), count - 1))
-    bounds = [0, *cuts, len(lines)]
+    """The corpus cut into ``count`` files at lines chosen at random (seeded): traces are cut across parts.
+    Streamed: the processes measured next are forked from this one, and Linux reports a child's
+    peak RSS as at least its parent's at the fork."""
+    with open(path, "rb") as source:
+        total = sum(1 for _ in source)
+    cuts = sorted(random.Random(count).sample(range(1, total), count - 1))
+    bounds = [*cuts, total]
     parts = []
-    for number, (start, end) in enumerate(zip(bounds, bounds[1:])):
-        part = folder / f"{path.stem}.part{number}.nq"
-        part.write_bytes(b"".join(lines[start:end]))
-        parts.append(str(part))
+    with open(path, "rb") as source:
+        for number, end in enumerate(bounds):
+            part = folder / f"{path.stem}.part{number}.nq"
+            with open(part, "wb") as out:
+                out.writelines(itertools.islice(source, end - (bounds[number - 1] if number else 0)))
+            parts.append(str(part))
     return parts
 
 
@@ -402,6 +444,36 @@ def render_table(rows: list[list[str]], markdown: bool) -> str:
     return "\n".join([fmt(HEADER), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
 
+def cluster_lines(results: dict[int, dict[str, Measure]], parts: int) -> list[str]:
+    """What the cluster costs against one process on the whole file: wall time, CPU time of every
+    process (the work inflation), each process's peak memory and the bytes moved between tasks."""
+    lines = []
+    for size, by_tool in results.items():
+        one = by_tool["tg-trace lint"]
+        head = f"{size:,} triples:"
+        for workers in CLUSTER_WORKERS:
+            m = by_tool.get(cluster_tool(workers, parts))
+            if m is None or m.cluster is None:
+                continue
+            c = m.cluster
+            mb = 1 << 20
+            wall, cpu = m.wall / one.wall, m.cpu / one.cpu
+            lines.append(f"{head} --cluster local:{workers}, {parts} parts: wall {m.wall:.2f} s = {wall:.2f}x one "
+                         f"process" + (f" (target ≤ {TARGET_CLUSTER_WALL:g}x: "
+                                       f"{'met' if wall <= TARGET_CLUSTER_WALL else 'MISSED'})" if workers == 2 else "")
+                         + f"; CPU of every process {m.cpu:.2f} s = {cpu:.2f}x one process's {one.cpu:.2f} s "
+                         f"(the work inflation; target ≤ {TARGET_CLUSTER_CPU:g}x: "
+                         f"{'met' if cpu <= TARGET_CLUSTER_CPU else 'MISSED'})")
+            seam = c["seam_triples"] / max(1, c["seam_triples"] + c["interior_triples"])
+            lines.append(f"{head} --cluster local:{workers}: peak memory per process: client "
+                         f"{c['client_peak_bytes'] / mb:.0f} MB, workers "
+                         + ", ".join(f"{b / mb:.0f} MB" for b in c["worker_peak_bytes"])
+                         + f"; moved between tasks: seam pieces {c['shuffled_bytes'] / mb:.1f} MB "
+                         f"({seam:.1%} of the triples, {c['ranges']} ranges), hashes {c['keys_bytes'] / mb:.1f} MB; "
+                         f"gathered by the client {c['summary_bytes'] / 1024:.0f} KB")
+    return lines
+
+
 def check_lines(results: dict[int, dict[str, Measure]], injected: dict[int, set],
                 pairs: list[tuple[str, str]]) -> tuple[list[str], bool]:
     """One line per check and target; and whether every correctness check passed.
@@ -499,7 +571,7 @@ def main(argv=None) -> int:
                              "(pySHACL needs minutes at 1M triples); the table marks it with its date")
     parser.add_argument("--capture-parts", type=int, default=0, metavar="K",
                         help="also lint the corpus cut into K parts at arbitrary lines as one capture, in one "
-                        "process (--one-capture) and on a local Dask cluster of 2 workers (--cluster local:2); "
+                        "process (--one-capture) and on local Dask clusters of 1 and 2 workers (--cluster local:N); "
                         "off by default: the cluster's start-up is slow for a smoke run")
     parser.add_argument("--explore", action="store_true",
                         help="also time tg-trace list and tg-trace show --trace of one trace on each corpus; "
@@ -554,8 +626,9 @@ def main(argv=None) -> int:
         if args.capture_parts > 1:
             parts = cut_into_parts(path, args.capture_parts, work)
             run(f"tg-trace lint --one-capture, {len(parts)} parts", lint + ["--one-capture", *parts] + common)
-            run(f"tg-trace lint --cluster local:2, {len(parts)} parts",
-                lint + ["--cluster", "local:2", *parts] + common, parallel=True)
+            for workers in CLUSTER_WORKERS:
+                run(cluster_tool(workers, len(parts)),
+                    [sys.executable, "-c", CLUSTER_RUN, f"local:{workers}", *parts], parallel=True)
         if args.explore:
             explore_common = ["--format", "json", "--no-config"]
             run(LIST, tg_trace_command() + ["list", str(path)] + explore_common, parse=False)
@@ -596,6 +669,8 @@ def main(argv=None) -> int:
     print(render_table(table_rows(results), args.markdown))
     print()
     lines, ok = check_lines(results, injected, pairs)
+    if args.capture_parts > 1:
+        lines += cluster_lines(results, args.capture_parts)
     for line in lines:
         print(("- " if args.markdown else "") + line)
 

@@ -9,6 +9,7 @@ import os
 import signal
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
 
@@ -17,6 +18,7 @@ from capture_support import corpus, cut, moved, rows
 from conftest import EXAMPLES
 from tgtrace import cluster, explore
 from tgtrace.cli import main
+from tgtrace.graph import TraceGraph, key
 from tgtrace.loaders import InputError
 from tgtrace.settings import Settings
 
@@ -191,3 +193,57 @@ def test_cli_list_without_the_extra(monkeypatch):
     result = CliRunner().invoke(main, ["list", "--no-config", "--cluster", "local:2", str(EXAMPLES / "graph-rag.nq")])
     assert result.exit_code == 2
     assert result.output == "tg-trace: --cluster needs Dask and fsspec: pip install 'trustgraph-ontology[cluster]'\n"
+
+
+# ---------------------------------------------------------------- seams inside every pattern's traces
+
+PATTERN_EXAMPLES = [*sorted((EXAMPLES / "releases" / "2.11.1").glob("*.nq")), EXAMPLES / "extraction.nq"]
+
+
+def trace_cuts(source: Path) -> list[int]:
+    """Lines (counted from 1) at which to cut ``source`` inside each of its traces and sub-traces:
+    the middle line among those that describe the trace's nodes (a file without a Question is cut
+    in its middle, as one extraction trace)."""
+    lines = source.read_bytes().splitlines()
+    subjects = {number: ox.parse(line, format=ox.RdfFormat.N_QUADS).__next__().subject
+                for number, line in enumerate(lines, start=1) if line.strip() and not line.startswith(b"#")}
+    graph = TraceGraph(str(source))
+    graph.add_quads(ox.parse(source.read_bytes(), format=ox.RdfFormat.N_QUADS))
+    cuts = set()
+    for question in graph.questions or [None]:
+        members = {question, *graph.descendants(question)} if question is not None else None
+        inside = [n for n, s in subjects.items() if members is None or key(s) in members]
+        cuts.add(inside[len(inside) // 2])
+    return sorted(cuts)
+
+
+def test_cuts_inside_a_trace_of_every_pattern(tmp_path: Path, client):
+    # One capture of a trace of every pattern, written by the emitter, with sub-traces (the
+    # supervisor's), cut in the middle of every trace and sub-trace; the last example is copied
+    # whole into one part again with other IRIs, so that some traces are linted where they lie.
+    lines, cuts = [], []
+    for source in PATTERN_EXAMPLES:
+        cuts.extend(len(lines) + n - 1 for n in trace_cuts(source))
+        lines.extend(source.read_bytes().splitlines(keepends=True))
+    renamed = [line.replace(b"urn:trustgraph:", b"urn:trustgraph:copy:") for line in lines]
+    capture = tmp_path / "capture.nq"
+    capture.write_bytes(b"".join(lines + renamed))
+    bounds = [0, *sorted(set(cuts)), len(lines) + len(renamed)]
+    parts = []
+    for number, (start, end) in enumerate(zip(bounds, bounds[1:])):
+        part = tmp_path / f"capture.part{number}.nq"
+        part.write_bytes(b"".join((lines + renamed)[start:end]))
+        parts.append((part, start))
+    assert len(parts) > len(PATTERN_EXAMPLES) + 2  # the supervisor's sub-traces are cut too
+    names = [str(p) for p, _ in parts]
+    whole = tgtrace.lint(str(capture), fail_on="never", allow_empty=True)
+    stats: dict = {}
+    # Ranges are the parts: every trace of the capture's first half is cut, those of the copy are not.
+    report = cluster.lint(*names, settings=ONE_CAPTURE, client=client, chunk=1 << 30, stats=stats)
+    assert stats["seam_triples"] and stats["interior_triples"]
+    assert whole.findings
+    assert rows(report) == moved(whole, parts) == rows(tgtrace.lint(*names, one_capture=True, fail_on="never"))
+    assert report.traces.keys() == whole.traces.keys()
+    assert report.triples == whole.triples
+    spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=1 << 30)
+    assert listed(spread) == listed(explore.rows(*names, settings=ONE_CAPTURE))

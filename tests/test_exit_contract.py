@@ -57,8 +57,8 @@ def test_a_run_with_no_trace_fails_unless_allowed(tmp_path):
     other.write_text("<http://example.org/a> <http://example.org/b> <http://example.org/c> .\n")
     result = run("lint", str(other), "--no-config")
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.strip() == (f"tg-trace: {other}: holds no TrustGraph trace (no node has a class of the "
-                                     "ontology); --allow-empty accepts a run without one")
+    assert result.stderr.strip() == (f"tg-trace: {other}: holds no TrustGraph trace (no node has a class or "
+                                     "predicate of the ontology); --allow-empty accepts a run without one")
     allowed = run("lint", str(other), "--no-config", "--allow-empty")
     assert allowed.returncode == 0 and "0 traces" in allowed.stdout
 

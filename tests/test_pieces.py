@@ -10,6 +10,7 @@ import pytest
 
 from capture_support import corpus, cut
 from tgtrace import cluster
+from tgtrace.loaders import ranges
 from tgtrace.pieces import join, keys, meet, split
 from tgtrace.settings import Settings
 
@@ -61,3 +62,19 @@ def test_the_client_gathers_far_less_than_a_hash_per_subject(tmp_path: Path):
     assert stats["summary_bytes"] * 4 < 8 * subjects
     # The subjects' hashes did travel, but between workers.
     assert stats["keys_bytes"] >= 8 * subjects
+
+
+@pytest.mark.parametrize("text, lines", [
+    (b"<urn:a> <urn:p> <urn:b> .\n_:b <urn:p> \"1\" .\n<urn:c> <urn:p> <urn:a> .\n", [1, 2, 3]),
+    # A comment, a blank line and an indented statement: each quad keeps its own line.
+    (b"# head\n<urn:a> <urn:p> <urn:b> .\n\n  _:b <urn:p> \"1\" .\n<urn:c> <urn:p> <urn:a> .", [2, 4, 5]),
+    # A comment between two statements, and no newline at the end.
+    (b"<urn:a> <urn:p> <urn:b> .\n#\n_:b <urn:p> \"1\" .", [1, 3]),
+])
+def test_a_range_knows_the_line_of_each_quad(text: bytes, lines: list[int], tmp_path: Path):
+    path = tmp_path / "part.nq"
+    path.write_bytes(text)
+    got = ranges.read(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path))
+    assert got.error is None
+    assert list(got.lines) == lines
+    assert got.quads == list(ox.parse(text, format=ox.RdfFormat.N_QUADS))

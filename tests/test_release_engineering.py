@@ -475,8 +475,9 @@ def test_gitlab_template_job():
     job = template["tg-trace"]
     assert job["image"].startswith("python:3.")
     assert job["artifacts"]["when"] == "always"
-    assert job["artifacts"]["reports"]["junit"] == "tg-trace.xml"
-    assert job["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
+    # Dot-files: a directory's walk never reads a report back as a trace.
+    assert job["artifacts"]["reports"]["junit"] == ".tg-trace-junit.xml"
+    assert job["artifacts"]["reports"]["codequality"] == ".tg-trace-code-quality.json"
     assert any("trustgraph-ontology==${TG_TRACE_VERSION}" in line for line in job["script"])
 
 
@@ -491,8 +492,8 @@ def test_gitlab_template_script_logs_reports_and_fails(tmp_path, fail_on, status
     result = subprocess.run(["sh", "-c", "\n".join(script)], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert result.returncode == status, result.stdout + result.stderr
     assert "T004" in result.stdout
-    report = (tmp_path / "tg-trace.xml").read_text()
+    report = (tmp_path / ".tg-trace-junit.xml").read_text()
     assert "<testsuite" in report and ("<failure" in report) == bool(status)
     # The merge request's inline findings: every finding, whatever fails the job.
-    quality = json.loads((tmp_path / "gl-code-quality-report.json").read_text())
+    quality = json.loads((tmp_path / ".tg-trace-code-quality.json").read_text())
     assert [(i["check_name"], i["location"]["path"]) for i in quality] == [("T004", "legacy-react-one-shot.nq")]

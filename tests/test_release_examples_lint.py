@@ -23,7 +23,8 @@ from tgtrace.generations import release_key
 from wire_support import wire_quad
 
 RELEASES = Path(__file__).resolve().parents[1] / "examples" / "releases"
-FILES = sorted(RELEASES.glob("*/*.nq"))
+# Extraction provenance holds no trace (no Question): tests/test_old_releases.py lints it.
+FILES = sorted(p for p in RELEASES.glob("*/*.nq") if p.stem != "extraction")
 
 
 def _forms(path: Path, folder: Path) -> dict[str, Path]:

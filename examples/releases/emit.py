@@ -423,6 +423,64 @@ def supervisor(seed: str, minute: int) -> list:
 
 
 # ---------------------------------------------------------------------------
+# Extraction provenance as 2.1.16 writes it: librarian/service.py (document_triples and the
+# vocabulary), decoding/pdf/pdf_decoder.py (a page per PDF page), chunking/recursive/chunker.py
+# (chunks of a page), extract/kg/relationships/extract.py (a tg:reifies statement per extracted
+# triple). Every entity is typed prov:Entity alone and carries tg: predicates. From 2.1.22 on the
+# builders type them tg:Document, tg:Page, tg:Chunk and tg:Subgraph instead.
+# ---------------------------------------------------------------------------
+
+class _numbered_ids:
+    """The activity and statement builders of 2.1.16 mint ids with uuid.uuid4() (the services
+    pass none): while building, uuid4 gives uuid5 values numbered in call order, so the output
+    is reproducible and each id is still distinct."""
+
+    def __init__(self, seed: str):
+        self.seed, self.count = seed, 0
+
+    def __enter__(self):
+        def numbered():
+            self.count += 1
+            return uuid.uuid5(ID_NAMESPACE, f"{RELEASE}/{self.seed}/{self.count}")
+        uuid.uuid4 = numbered
+
+    def __exit__(self, *exc):
+        uuid.uuid4 = _no_random_ids
+
+
+def extraction(seed: str, minute: int) -> list:
+    s = sid(seed)
+    doc_uri = prov.document_uri(f"https://trustgraph.ai/doc/{s}")
+    out = []
+    with _numbered_ids(seed):
+        # The librarian: vocabulary labels and the document, in the default graph.
+        out += prov.get_vocabulary_triples()
+        out += prov.document_triples(doc_uri=doc_uri, title="Marie Curie: a biography", mime_type="application/pdf")
+        pages = ("Marie Curie received the Nobel Prize in Physics in 1903.",
+                 "She received the Nobel Prize in Chemistry in 1911.")
+        facts = ((FACTS[0], FACTS[1]), (FACTS[2], FACTS[3]))
+        for number, (text, page_facts) in enumerate(zip(pages, facts), start=1):
+            page = prov.page_uri(doc_uri, number)
+            out += prov.set_graph(prov.derived_entity_triples(
+                entity_uri=page, parent_uri=doc_uri, component_name="pdf-decoder", component_version="1.0.0",
+                label=f"Page {number}", page_number=number, timestamp=stamp(minute, number * 100)), prov.GRAPH_SOURCE)
+            chunk = prov.chunk_uri_from_page(doc_uri, number, 1)
+            out += prov.set_graph(prov.derived_entity_triples(
+                entity_uri=chunk, parent_uri=page, component_name="chunker", component_version="1.0.0",
+                label="Chunk 1", chunk_index=1, char_offset=0, char_length=len(text), chunk_size=2000,
+                chunk_overlap=100, timestamp=stamp(minute, number * 100 + 10)), prov.GRAPH_SOURCE)
+            for subject, predicate, obj, is_entity, *_ in page_facts:
+                extracted = Triple(s=Term(type=IRI, iri=entity(subject)), p=Term(type=IRI, iri=entity(predicate)),
+                                   o=Term(type=IRI, iri=entity(obj)) if is_entity else Term(type=LITERAL, value=obj))
+                out.append(extracted)
+                out += prov.set_graph(prov.triple_provenance_triples(
+                    stmt_uri=prov.statement_uri(), extracted_triple=extracted, chunk_uri=chunk,
+                    component_name="kg-extract-relationships", component_version="1.0.0", llm_model=MODEL,
+                    timestamp=stamp(minute, number * 100 + 20)), prov.GRAPH_SOURCE)
+    return out
+
+
+# ---------------------------------------------------------------------------
 
 def traces() -> dict[str, list]:
     out = {
@@ -433,6 +491,8 @@ def traces() -> dict[str, list]:
         "react-one-shot": react("react-one-shot", 15, "In which city was Marie Curie born?", (),
                                 "Marie Curie was born in Warsaw."),
     }
+    if not GROUNDING:  # extraction as the 2.1 line's first builders write it (2.1.16 here)
+        out["extraction"] = extraction("extraction", 18)
     if DOCRAG_RERANKER:
         out["document-rag-reranked"] = document_rag("document-rag-reranked", 20, reranked=True)
     if ORCHESTRATOR:

@@ -28,7 +28,7 @@ from .coverage import coverage
 from .rules import Rule, all_rules, fill_message
 from .settings import ENGINES, Settings
 from .stream import StreamLinter
-from .vocabulary import declarations, ontology_terms
+from .vocabulary import declarations, declared_terms
 
 DEFAULTS = Settings()
 # The reference engine (pySHACL, rdflib's SPARQL) is imported only when --engine shacl asks for it.
@@ -375,7 +375,7 @@ def lint(*sources, settings: Settings | None = None,
 
 def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> Report:
     """One report of the results of every input (or every group of traces), however they were linted."""
-    report = Report(fail_on=settings.fail_on, min_coverage=settings.min_coverage)
+    report = Report(fail_on=settings.fail_on, min_coverage=settings.min_coverage, gate_off=settings.gate_off)
     used: Counter = Counter()
     type_sets: Counter = Counter()
     seen_files: dict = {}
@@ -393,8 +393,8 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
     report.type_sets = dict(type_sets)
     if not settings.allow_empty and not report.traces and not _holds_trace(used):
         names = ", ".join(report.files[:3]) + (", ..." if len(report.files) > 3 else "")
-        raise NoTrace(names or "<input>", None, "holds no TrustGraph trace (no node has a class of the "
-                      "ontology); --allow-empty accepts a run without one")
+        raise NoTrace(names or "<input>", None, "holds no TrustGraph trace (no node has a class or "
+                      "predicate of the ontology); --allow-empty accepts a run without one")
     if settings.baseline:
         known = load_baseline(settings.baseline)
         report.stale = known.stale(report)
@@ -405,6 +405,14 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
     return report
 
 
+@cache
+def _ontology_iris() -> frozenset[str]:
+    """Every class and predicate the ontology declares, deprecated ones too."""
+    return frozenset(declared_terms())
+
+
 def _holds_trace(used: Counter) -> bool:
-    classes = ontology_terms().classes
-    return any(term in classes for term in used)
+    """Whether a node of the input has a class or a predicate of the ontology: releases up to 2.1.16
+    type their extraction entities prov:Entity alone, with tg: predicates only."""
+    terms = _ontology_iris()
+    return any(term in terms for term in used)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .escaping import json_text
+from .guarded import BASELINE_LIMIT, GuardedReadError, read_guarded
 from .model import Finding, Report
 
 FORMAT_VERSION = 1
@@ -100,7 +101,11 @@ def load(path: str | Path) -> Baseline:
     """Read a baseline file written by :meth:`Baseline.write`."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_guarded(path, BASELINE_LIMIT).decode("utf-8"))
+    except GuardedReadError as err:
+        raise BaselineError(f"{path}: baseline {err}") from None
+    except UnicodeDecodeError as err:
+        raise BaselineError(f"{path}: not a baseline file: not UTF-8 ({err.reason})") from None
     except FileNotFoundError:
         raise BaselineError(f"{path}: baseline file not found (create it with --write-baseline)") from None
     except json.JSONDecodeError as err:

@@ -259,9 +259,12 @@ def _pull(connection, collection, limit, progress):
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None, show_default="1",
               help="Lint this many files at once, in separate processes.")
 @click.option("--cluster", default=None, metavar="ADDRESS",
-              help="Lint on a Dask cluster: a scheduler (tcp://host:8786) or local:N for N local worker processes. "
+              help="Lint on a Dask cluster: a scheduler (tls://host:8786) or local:N for N local worker processes. "
               "The inputs (paths, URLs, globs, read by the workers) are one capture, as with --one-capture. "
               "Needs pip install 'trustgraph-ontology[cluster]'.")
+@click.option("--trust-network", is_flag=True, default=None,
+              help="Accept a plain tcp:// scheduler on another machine for --cluster: Dask then neither encrypts "
+              "nor authenticates, and anyone on the network can run code in this process. Prefer tls://.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on standard error for long inputs. Default: when it is a terminal.")
 @click.option("-C", "--collection", default=None,
@@ -286,6 +289,7 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
     if bool(paths) == bool(collection):
         raise UsageProblem("name trace files, or a collection of a running TrustGraph with -C, not both"
                            if paths else "name trace files to lint (or - for standard input), or a collection with -C")
+    flags["trust_network"] = flags["trust_network"] or None
     output = _output(fmt, color, output_file, statistics, summary_file, no_summary)
     settings = config.resolve(config_file, no_config, output=output, **flags)
     if collection:
@@ -300,7 +304,7 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
         settings = replace(settings, input_format="nquads", one_capture=False)
     if settings.cluster:
         cluster = _cluster()
-        cluster.require(settings.cluster)
+        cluster.require(settings.cluster, settings.trust_network)
         settings = replace(settings, one_capture=True)
     # On a cluster, URLs and globs are the workers' to read; local files are still never overwritten.
     local = [p for p in paths if isinstance(p, str) and p != "-"
@@ -330,6 +334,8 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
                                              f"{'occurs' if report.stale == 1 else 'occur'}" if report.stale else ""),
                    err=True)
     emit(report, settings.output)
+    if report.gate_off:
+        click.echo(f"tg-trace: warning: {printable(report.gate_off)}", err=True)
     if not report.covered:
         click.echo(f"tg-trace: ontology coverage {report.coverage.percent:.1f}% is below the minimum of "
                    f"{settings.min_coverage:g}%", err=True)
@@ -446,20 +452,24 @@ _SORTS = {
 @click.option("--one-capture", is_flag=True, default=None,
               help="The inputs are parts of one capture: a trace cut across them is listed once, whole.")
 @click.option("--cluster", "cluster_address", default=None, metavar="ADDRESS",
-              help="Build the rows on a Dask cluster, as lint --cluster lints: a scheduler (tcp://host:8786) or "
+              help="Build the rows on a Dask cluster, as lint --cluster lints: a scheduler (tls://host:8786) or "
               "local:N. Implies --one-capture. Needs pip install 'trustgraph-ontology[cluster]'.")
+@click.option("--trust-network", is_flag=True, default=None,
+              help="Accept a plain tcp:// scheduler on another machine for --cluster: Dask then neither encrypts "
+              "nor authenticates, and anyone on the network can run code in this process. Prefer tls://.")
 @_config_options
 def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, color, one_capture, cluster_address,
-                config_file, no_config) -> None:
+                trust_network, config_file, no_config) -> None:
     """One row per trace of the files (sub-agents and tool sub-traces counted in their parent):
     pattern, trace model, question, start, steps, LLM and tool time, tokens, models, termination,
     whether it was answered, and findings per severity.
 
     Exit status: 0, or 1 when a listed trace has a finding at or above the configured fail-on."""
-    settings = config.resolve(config_file, no_config, one_capture=one_capture or None, cluster=cluster_address)
+    settings = config.resolve(config_file, no_config, one_capture=one_capture or None, cluster=cluster_address,
+                              trust_network=trust_network or None)
     if settings.cluster:
         cluster = _cluster()
-        cluster.require(settings.cluster)
+        cluster.require(settings.cluster, settings.trust_network)
         views = cluster.rows(*paths, settings=replace(settings, one_capture=True))
     else:
         views = explore.rows(*paths, settings=settings)

@@ -19,12 +19,15 @@ The run, partitioned by trace and not by file:
    (``pieces.join``), so what it holds grows with the pieces (about the traces)
    and what crosses ranges, not with the entities; an input error is raised
    here, with its part and line;
-3. whole groups of pieces are dealt to buckets by size; each range's pieces
-   are selected per bucket where they lie (as N-Quads text), and each bucket's lint task
-   fetches its pieces, rebuilds whole traces with their (part, line) and
-   lints them with the same engine and Settings as one process;
-4. the results merge into one report (``api.report_of``); for ``tg-trace list`` the
-   lint tasks build the rows of their traces instead, and only the rows travel back.
+3. a group of one piece is a trace (or traces joined by shared entities) whole inside its
+   range: the task that holds the range lints it there, with the part and line of each triple,
+   and returns only its results (or, for ``tg-trace list``, its rows); nothing of it travels;
+4. the other groups, the seams, are dealt to buckets by size; each range's seam pieces are
+   selected per bucket where they lie (as N-Quads text), and each bucket's task fetches its
+   pieces, rebuilds whole traces with their (part, line) and lints them; seams alone are
+   parsed twice;
+5. the results merge into one report (``api.report_of``); for ``tg-trace list`` only the rows
+   travel back. Every trace is linted with the same engine and Settings as one process.
 
 Every task is a pure function of its inputs, so the tasks of a worker lost
 mid-run are rerun from their inputs and no finding is lost or counted twice.
@@ -33,28 +36,34 @@ mid-run are rerun from their inputs and no finding is lost or counted twice.
 from __future__ import annotations
 
 import heapq
+import ipaddress
 import os
 import resource
+import ssl
 from array import array
 from collections import defaultdict
 from typing import Iterator
+from urllib.parse import urlsplit
 
 import pyoxigraph as ox
 
 from . import graph as tg
 from .api import InputResult, check_graph, report_of
 from .explore import TraceRow, capture_order, capture_views
-from .graph import TraceGraph
+from .graph import StatementPlaces, TraceGraph
 from .loaders import InputError
 from .loaders import ranges
 from .model import Report
-from .pieces import graph_of, join, keys, meet, split
+from .pieces import Piece, graph_of, join, keys, meet, split
 from .settings import Settings, SettingsError
 
 try:
+    import dask
+    from dask.sizeof import sizeof
     from distributed import Client, LocalCluster
+    from distributed.security import Security
 except ImportError:  # the optional extra is not installed
-    Client = LocalCluster = None
+    dask = Client = LocalCluster = Security = sizeof = None
 
 INSTALL = "pip install 'trustgraph-ontology[cluster]'"
 # Triples of whole traces linted as one graph by a lint task: bounds a worker's memory.
@@ -65,32 +74,89 @@ MAX_CHUNK = 64 << 20
 MIN_CHUNK = 1 << 20
 
 
+if sizeof is not None:
+    # What a parsed range holds, as resident memory measured it (about 600 bytes a quad, 60 a
+    # quad for its pieces). Dask's scheduler weighs moving a task's inputs against running it
+    # where they lie; left to its default it sees a few dozen bytes, and moves whole ranges
+    # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
+    @sizeof.register(ranges.RangeQuads)
+    def _range_size(got: ranges.RangeQuads) -> int:
+        return 600 * len(got.quads)
+
+    @sizeof.register(Piece)
+    def _piece_size(piece: Piece) -> int:
+        return 60 * piece.size
+
+
 def available() -> bool:
     return Client is not None and ranges.fsspec is not None
 
 
-def require(address: str) -> None:
-    """A one-line usage error when the cluster extra is missing or the address is malformed."""
+# Schemes whose connections Dask encrypts and authenticates with its TLS settings.
+SECURE_SCHEMES = ("tls", "wss")
+TRUST_FLAG = "--trust-network"
+TLS_SETTINGS = "distributed.comm.tls.ca-file, .client.cert and .client.key"
+
+
+def _loopback(host: str) -> bool:
+    """Whether host is this machine, by its literal form only: a name is never resolved (the
+    answer must not depend on a DNS server)."""
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require(address: str, trust_network: bool = False) -> None:
+    """A one-line usage error when the cluster extra is missing, the address is malformed, or the
+    address would hand this process to whoever reaches it.
+
+    The client unpickles what workers send back, and a plain Dask scheduler lets any process that
+    reaches it join as a worker: over plain tcp:// everyone on the network can run code here. So a
+    scheduler off this machine is reached over TLS (Dask's certificates, mutual: only holders of a
+    certificate the CA signed join), unless the user says the network is trusted."""
     if not available():
         raise SettingsError(f"--cluster needs Dask and fsspec: {INSTALL}")
     if address.startswith("local:"):
         count = address.removeprefix("local:")
         if not count.isdigit() or int(count) < 1:
             raise SettingsError(f"--cluster {address}: expected local:N with N worker processes, N at least 1")
-    elif "://" not in address:
-        raise SettingsError(f"--cluster {address}: expected a scheduler address (tcp://host:8786) or local:N")
+        return
+    scheme, separator, rest = address.partition("://")
+    if not separator or not rest:
+        raise SettingsError(f"--cluster {address}: expected a scheduler address (tls://host:8786) or local:N")
+    if scheme in SECURE_SCHEMES:
+        security = Security()
+        if not (security.tls_ca_file and security.tls_client_cert):
+            raise SettingsError(f"--cluster {address}: a TLS scheduler needs Dask's TLS settings ({TLS_SETTINGS}, "
+                                f"or DASK_DISTRIBUTED__COMM__TLS__CA_FILE and the like)")
+        return
+    host = urlsplit(f"//{rest}").hostname or ""
+    if not trust_network and not _loopback(host):
+        raise SettingsError(f"--cluster {address}: a plain {scheme}:// scheduler on another machine is neither "
+                            f"encrypted nor authenticated, so anyone who reaches it can run code in this process; "
+                            f"use tls:// with Dask's TLS settings, or pass {TRUST_FLAG} if the network is trusted")
 
 
-def connect(address: str):
+def connect(address: str, trust_network: bool = False):
     """A client of the scheduler at ``address``, or of a new local cluster of N worker processes."""
-    require(address)
+    require(address, trust_network)
     if address.startswith("local:"):
-        cluster = LocalCluster(n_workers=int(address.removeprefix("local:")), threads_per_worker=1,
-                               processes=True, dashboard_address=":0")
+        # Loopback only: nothing off this machine joins. Its scheduler steals no task: a task waits
+        # for the worker that holds its range, where running it elsewhere would first move the range
+        # there, pickled quad by quad.
+        with dask.config.set({"distributed.scheduler.work-stealing": False}):
+            cluster = LocalCluster(n_workers=int(address.removeprefix("local:")), threads_per_worker=1,
+                                   processes=True, dashboard_address=":0", host="127.0.0.1")
         return Client(cluster)
     try:
-        return Client(address, timeout="30s")
-    except (OSError, TimeoutError) as exc:
+        # Security() is Dask's configuration (file or DASK_ environment variables): the TLS
+        # certificates of a tls:// address.
+        return Client(address, timeout="30s", security=Security())
+    except (OSError, TimeoutError, ssl.SSLError) as exc:
         raise SettingsError(f"--cluster {address}: cannot reach the scheduler ({exc})") from None
 
 
@@ -98,8 +164,11 @@ def connect(address: str):
 
 
 def _parse(r: ranges.Range, name: str):
-    got = ranges.read(r, name)
-    return got, (split(got.quads) if got.error is None else [])
+    # A range's quads and pieces are millions of objects and no cycles: the collector's passes
+    # would walk them again and again (a quarter of the parse).
+    with tg.collector_paused():
+        got = ranges.read(r, name)
+        return got, (split(got.quads) if got.error is None else [])
 
 
 def _summary(parsed):
@@ -116,15 +185,18 @@ def _share(keyed: list, partition: int):
     return keyed[partition]
 
 
-def _select(parsed, buckets: list[int], groups: list[int]) -> dict:
-    """This range's pieces per bucket: (N-Quads text, lines within the range, group) of each.
-    Text, one line per quad in order: it is about half the bytes of pickled pyoxigraph quads,
-    and both ends (de)serialise it in Rust rather than object by object."""
+def _select(parsed, seams: dict) -> dict:
+    """This range's seam pieces per bucket: (N-Quads text, lines within the range, group) of
+    each; ``seams`` maps a piece's number in the range to its (bucket, group). Text, one line per
+    quad in order: it is about half the bytes of pickled pyoxigraph quads, and both ends
+    (de)serialise it in Rust rather than object by object."""
     got, pieces = parsed
     chosen: dict = defaultdict(list)
-    for piece, bucket, group in zip(pieces, buckets, groups):
-        text = ox.serialize([got.quads[i] for i in piece.members], format=ox.RdfFormat.N_QUADS)
-        chosen[bucket].append((text, [got.lines[i] for i in piece.members], group))
+    with tg.collector_paused():
+        for number, (bucket, group) in seams.items():
+            piece = pieces[number]
+            text = ox.serialize([got.quads[i] for i in piece.members], format=ox.RdfFormat.N_QUADS)
+            chosen[bucket].append((text, [got.lines[i] for i in piece.members], group))
     return dict(chosen)
 
 
@@ -155,27 +227,66 @@ def _graphs(shares: list, origins: list, names: list) -> Iterator[TraceGraph]:
         yield graph_of(names[0], names, batch_quads, batch_places)
 
 
-def _lint_bucket(shares: list, origins: list, names: list, settings: Settings) -> list:
-    """The results of a bucket's whole traces, linted as one process lints them."""
-    results = []
+def _interior_graphs(parsed, interior: bytes, origin: tuple, names: list) -> Iterator[TraceGraph]:
+    """The whole traces of a range (its pieces that meet no piece of another range), read where
+    the range was parsed: graphs of at most BATCH_TRIPLES triples, whole pieces, in input order."""
+    got, pieces = parsed
+    part, offset = origin
+    batches: list[list[int]] = []
+    held = BATCH_TRIPLES
+    for piece, inside in zip(pieces, interior):
+        if not inside:
+            continue
+        if held + piece.size > BATCH_TRIPLES:
+            batches.append([])
+            held = 0
+        batches[-1].extend(piece.members)
+        held += piece.size
+    for members in batches:
+        members.sort()  # input order, as one process reads them
+        quads = [got.quads[i] for i in members]
+        places = [(part, None if (line := got.lines[i]) is None else line + offset) for i in members]
+        graph = TraceGraph(names[0], StatementPlaces(names, quads, places))
+        graph.add_quads(quads)
+        yield graph
+
+
+def _results(graphs: Iterator[TraceGraph], settings: Settings) -> list:
+    """The results of whole traces, linted as one process lints them."""
     with tg.collector_paused():
-        for graph in _graphs(shares, origins, names):
-            results.append(check_graph(graph, settings))
-    return results
+        return [check_graph(graph, settings) for graph in graphs]
 
 
-def _list_bucket(shares: list, origins: list, names: list, settings: Settings) -> list[dict]:
-    """The `tg-trace list` rows of a bucket's whole traces: only the rows travel back."""
+def _rows(graphs: Iterator[TraceGraph], settings: Settings) -> list[dict]:
+    """The `tg-trace list` rows of whole traces: only the rows travel back."""
     rows = []
     with tg.collector_paused():
-        for graph in _graphs(shares, origins, names):
+        for graph in graphs:
             rows.extend(view.summary() for view in capture_views(graph, check_graph(graph, settings).findings))
     return rows
 
 
-def _peak_memory() -> int:
-    """This worker's peak resident memory, in bytes (Linux reports kilobytes)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def _do_bucket(shares: list, origins: list, names: list, settings: Settings, what) -> list:
+    """What ``what`` (_results or _rows) gives for a bucket's whole traces, made of seam pieces."""
+    return what(_graphs(shares, origins, names), settings)
+
+
+def _do_range(parsed, interior: bytes, origin: tuple, names: list, settings: Settings, what) -> list:
+    """What ``what`` gives for a range's interior traces, where the range lies: nothing of them travels."""
+    return what(_interior_graphs(parsed, interior, origin, names), settings)
+
+
+def peak_memory() -> int:
+    """This process's peak resident memory, in bytes. Linux's VmHWM where there is one: the
+    rusage figure survives fork and exec, so a process started by a large one reports its parent's."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
 
 
 # ---------------------------------------------------------------- the client
@@ -184,7 +295,7 @@ def _peak_memory() -> int:
 def lint(*sources, settings: Settings, client=None, chunk: int | None = None, stats: dict | None = None) -> Report:
     """The report of ``sources`` (paths, URLs, globs) read as one capture, linted on the cluster
     ``settings.cluster`` (or on ``client``). Raises InputError as one process does."""
-    names, batches = _on_cluster(sources, settings, client, chunk, stats, _lint_bucket)
+    names, batches = _on_cluster(sources, settings, client, chunk, stats, _results)
     results = [InputResult(name) for name in names]  # each part is a file of the report
     for batch in batches:
         results.extend(batch)
@@ -195,12 +306,12 @@ def rows(*sources, settings: Settings, client=None, chunk: int | None = None,
          stats: dict | None = None) -> list[TraceRow]:
     """The `tg-trace list` rows of ``sources`` read as one capture, built on the cluster where
     their traces are linted: the rows of one process (``explore.rows`` with one_capture)."""
-    _, batches = _on_cluster(sources, settings, client, chunk, stats, _list_bucket)
+    _, batches = _on_cluster(sources, settings, client, chunk, stats, _rows)
     return sorted((TraceRow(row) for batch in batches for row in batch), key=capture_order)
 
 
 def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: dict | None, task) -> tuple:
-    """(names of the parts, what ``task`` gave for each bucket of whole traces)."""
+    """(names of the parts, what ``task`` (_results or _rows) gave for each batch of whole traces)."""
     if any(not isinstance(s, (str, os.PathLike)) or str(s) == "-" for s in sources):
         raise SettingsError("--cluster reads files and URLs, not standard input or objects")
     if not available():
@@ -209,7 +320,7 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
     names = [name for _, name, _ in files]
     own = client is None
     if own:
-        client = connect(settings.cluster)
+        client = connect(settings.cluster, settings.trust_network)
     try:
         workers = max(1, len(client.scheduler_info()["workers"]))
         if chunk is None:
@@ -248,37 +359,51 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     # Indexed by group (a group is numbered by one of its pieces): arrays, as the client holds
     # one entry per piece, however many.
     sizes = array("Q", bytes(8 * len(groups)))
+    met_pieces = array("I", bytes(4 * len(groups)))
     index = 0
     for _, _, _, _, piece_sizes in summaries:
         for size in piece_sizes:
             sizes[groups[index]] += size
+            met_pieces[groups[index]] += 1
             index += 1
-    bucket_of = _deal(sizes, workers * 2)
+    # A group of one piece is whole inside its range: it is linted there and never travels. A
+    # range's pieces are disjoint, so every other group holds pieces of several ranges (a seam).
+    seam_sizes = array("Q", (size if met_pieces[g] > 1 else 0 for g, size in enumerate(sizes)))
+    bucket_of = _deal(seam_sizes, workers * 2)
 
+    origins = [(r.part, offsets[id(r)]) for r in plan]
+    work = []  # what each range's interior traces gave, then each bucket's seams
     picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
     index = 0
-    for r, future, summary in zip(plan, parsed, summaries):
+    interior_triples = 0
+    for r, future, summary, origin in zip(plan, parsed, summaries, origins):
         count = len(summary[4])
         range_groups = groups[index:index + count]
         index += count
-        if not count:
-            continue
-        range_buckets = [bucket_of[g] for g in range_groups]
-        selected = client.submit(_select, future, range_buckets, range_groups)
-        for bucket in sorted(set(range_buckets)):
-            picks[bucket].append((client.submit(_pick, selected, bucket), (r.part, offsets[id(r)])))
+        interior = bytes(met_pieces[g] == 1 for g in range_groups)
+        seams = {n: (bucket_of[g], g) for n, g in enumerate(range_groups) if not interior[n]}
+        interior_triples += sum(size for size, inside in zip(summary[4], interior) if inside)
+        if any(interior):
+            work.append(client.submit(_do_range, future, interior, origin, names, settings, task))
+        if seams:
+            selected = client.submit(_select, future, seams)
+            for bucket in sorted(set(bucket for bucket, _ in seams.values())):
+                picks[bucket].append((client.submit(_pick, selected, bucket), origin))
     del parsed
-    done = client.gather([client.submit(task, [f for f, _ in shares], [o for _, o in shares], names, settings)
-                          for _, shares in sorted(picks.items())])
+    work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task)
+                for _, shares in sorted(picks.items()))
+    done = client.gather(work)
     if stats is not None:
         stats.update(ranges=len(plan), pieces=len(groups), groups=sum(1 for size in sizes if size),
-                     buckets=len(done),
+                     buckets=len(picks), interior_triples=interior_triples,
+                     seam_triples=sum(seam_sizes),
                      # What the client gathers to join the pieces: their sizes and the edges.
                      summary_bytes=sum(s[4].itemsize * len(s[4]) for s in summaries)
                      + sum(e.itemsize * len(e) for e in edges),
+                     # The seam pieces, moved from the worker that parsed them to the one that lints them.
                      shuffled_bytes=sum(client.nbytes([f.key for shares in picks.values() for f, _ in shares],
                                                       summary=False).values()),
-                     worker_peak_bytes=sorted(client.run(_peak_memory).values()))
+                     worker_peak_bytes=sorted(client.run(peak_memory).values()))
     return done
 
 

@@ -2,7 +2,8 @@
 
 The file is looked for in the working directory and then in each parent,
 stopping at the first directory that has one (tg-trace.toml before a
-pyproject.toml with a ``[tool.tg-trace]`` table), as ruff does. Paths in the
+pyproject.toml with a ``[tool.tg-trace]`` table), as ruff does, and never
+above the repository root (the nearest folder holding ``.git``). Paths in the
 file are relative to the file's directory. Command-line flags win over it.
 
 Every key and every rule code is checked: a typo must not silently turn a
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import difflib
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
+from .guarded import CONFIG_LIMIT, GuardedReadError, read_guarded
 from .settings import (ENGINES, ScopedIgnore, Settings, SettingsError, fail_on, selectors, severity_overrides,
                        target_version)
 
@@ -98,13 +101,17 @@ def parse(data: dict, source: str) -> Settings:
         if data["engine"] not in ENGINES:
             raise SettingsError(f"{where}: engine: expected one of {', '.join(ENGINES)}, got {data['engine']!r}")
         options["engine"] = data["engine"]
-    return Settings(**options)
+    settings = Settings(**options)
+    return replace(settings, gate_off=settings.gate_off_notice())
 
 
 def _read_toml(path: Path) -> dict:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_guarded(path, CONFIG_LIMIT).decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise SettingsError(f"{_shown(path)}: not UTF-8 ({err.reason})") from None
+    except GuardedReadError as err:
+        raise SettingsError(f"{_shown(path)}: {err}") from None
     except tomllib.TOMLDecodeError as err:
         # tomllib's message already ends with "(at line N, column M)".
         raise SettingsError(f"{_shown(path)}: invalid TOML: {err}") from None
@@ -126,10 +133,22 @@ def load(path: str | Path) -> Settings:
     return parse(data, str(path))
 
 
+def _search_path(directory: Path) -> list[Path]:
+    """``directory`` and its parents up to the repository root (the nearest folder holding .git):
+    a file above the repository (a shared /tmp, a checkout's parent) is not the project's to
+    apply. Outside any repository, every parent."""
+    folders = []
+    for folder in (directory, *directory.parents):
+        folders.append(folder)
+        if (folder / ".git").exists():
+            return folders
+    return folders
+
+
 def find(start: str | Path | None = None) -> Path | None:
     """The configuration file that applies in ``start`` (default: the working directory)."""
     directory = Path(start or Path.cwd()).resolve()
-    for folder in (directory, *directory.parents):
+    for folder in _search_path(directory):
         candidate = folder / CONFIG_FILE
         if candidate.is_file():
             return candidate

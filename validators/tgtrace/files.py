@@ -1,4 +1,5 @@
-"""Writing output files safely: never over an input, never half-written."""
+"""Files read and written safely: outputs never over an input, never half-written; the files
+tg-trace reads besides its inputs (configuration, baseline, shapes) guarded as inputs are."""
 
 from __future__ import annotations
 

@@ -71,6 +71,9 @@ class Signal:
     low: int
     high: int
     node: object  # a node that shows it
+    # A release the trace must be older than, where a change came within a generation (the
+    # absence of what that release began to write, where every later release writes it).
+    before: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,21 @@ class Inference:
         """The last release that could have written the trace (None: up to the newest)."""
         return BY_NUMBER[self.generations[-1]].last if self.generations else None
 
+    @property
+    def before(self) -> str | None:
+        """The oldest release the signals say the trace is older than, where that bound falls
+        inside the newest generation admitted (None: the generations say all)."""
+        bounds = [s.before for s in self.signals if s.before]
+        if not bounds or not self.generations:
+            return None
+        bound = min(bounds, key=release_key)
+        newest = self.newest_release
+        return bound if newest is None or release_key(bound) <= release_key(newest) else None
+
     def predates(self, release: str) -> bool:
         """True when every release that could have written the trace is older than ``release``."""
+        if self.before is not None and release_key(self.before) <= release_key(release):
+            return True
         newest = self.newest_release
         return bool(self.generations) and newest is not None and release_key(newest) < release_key(release)
 
@@ -103,6 +119,8 @@ class Inference:
         if not self.generations:
             return "no single release (its signals contradict each other)"
         low, high = BY_NUMBER[self.generations[0]], BY_NUMBER[self.generations[-1]]
+        if self.before is not None:
+            return f"{low.first} to before {self.before}"
         if high.last is None:
             return f"{low.first} and later"
         return f"{low.first} to {high.last}"
@@ -122,6 +140,12 @@ _EMPTY: frozenset = frozenset()
 _QUESTION, _GROUNDING, _ANSWER = TG + "Question", TG + "Grounding", TG + "Answer"
 _PATTERN_DECISION, _EDGE_SELECTION, _CHUNK_SELECTION = TG + "PatternDecision", TG + "EdgeSelection", TG + "ChunkSelection"
 _FOCUS, _EXPLORATION = TG + "Focus", TG + "Exploration"
+_ORCHESTRATED = frozenset((TG + "Plan", TG + "Decomposition"))
+_LATER_DETAILS_SHOWN = "a PatternDecision, termination reason or step number"
+# The release whose orchestrator began to write them all: from it on, every plan-then-execute and
+# supervisor answer records its termination reason (the older ReAct service never does, so
+# ReAct traces say nothing by the absence).
+_DETAILS_RELEASE = "2.3.1"
 _CONTENT, _SELECTED_EDGE, _SELECTED_CHUNK = TG + "content", TG + "selectedEdge", TG + "selectedChunk"
 
 
@@ -142,7 +166,7 @@ def _kind_signals(kinds: frozenset, predicates: tuple) -> list[tuple[str, int, i
     if _GENERATED_BY in predicates and not kinds.isdisjoint(_GENERATED_STEPS):
         found.append(("a chain link written as prov:wasGeneratedBy", 1, 2))
     if _PATTERN_DECISION in kinds or not _LATER_DETAILS.isdisjoint(predicates):
-        found.append(("a PatternDecision, termination reason or step number", 3, NEWEST))
+        found.append((_LATER_DETAILS_SHOWN, 3, NEWEST))
     if _CHUNK_SELECTION in kinds or (_FOCUS in kinds and _SELECTED_CHUNK in predicates):
         found.append(("a Document RAG Focus", 5, NEWEST))
     return found
@@ -184,9 +208,12 @@ def _infer(graph: TraceGraph) -> dict:
     found: dict = {root: {} for root in graph.roots()}
     out, member = graph.out, graph.trace_members()
     explorations = []
+    orchestrated = []
     for (kinds, predicates), nodes in graph.kinds().items():
         if _EXPLORATION in kinds:
             explorations += nodes
+        if not _ORCHESTRATED.isdisjoint(kinds):
+            orchestrated += nodes
         by_kind = _kind_signals(kinds, predicates)
         by_values = not _VALUE_PREDICATES.isdisjoint(predicates)
         if not by_kind and not by_values:
@@ -211,11 +238,21 @@ def _infer(graph: TraceGraph) -> dict:
     ungrounded = {root for root, signals in found.items()
                   if "a Grounding" not in signals and graph.types_of(root) & _RAG_QUESTIONS}
     explored = {member.get(node) for node in explorations} & ungrounded if ungrounded else set()
+    # A plan or decomposition (the orchestrator's alone) in a trace that shows none of the details
+    # its release 2.3.1 began to write: the trace is older than 2.3.1, whatever else it shows.
+    plain = {}
+    for node in orchestrated:
+        root = member.get(node)
+        if root is not None and _LATER_DETAILS_SHOWN not in found[root]:
+            plain.setdefault(root, node)
     models = {}
     for root, noted in found.items():
         signals = list(noted.values())
         if root in explored:
             signals.append(Signal("a RAG trace without a Grounding", 1, 1, root))
+        if root in plain:
+            signals.append(Signal(f"a plan or decomposition without {_LATER_DETAILS_SHOWN}", 2, NEWEST, plain[root],
+                                  before=_DETAILS_RELEASE))
         low = max((s.low for s in signals), default=1)
         high = min((s.high for s in signals), default=NEWEST)
         models[root] = Inference(tuple(range(low, high + 1)), tuple(signals))

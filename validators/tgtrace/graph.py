@@ -227,26 +227,39 @@ class Parts(Locator):
 _LAST = 1 << 62
 
 
-class KnownPlaces(Locator):
-    """(part, line) of each triple, recorded while the parts were read (a cluster's trace pieces);
-    a subject's place is its earliest triple's, in input order."""
+class StatementPlaces(Locator):
+    """(part, line) of each statement, recorded while the parts were read (the traces a cluster
+    lints): the graph's n-th statement is ``quads[n - 1]``, read at ``places[n - 1]`` (part
+    index, line). Nothing is indexed while the graph is built: only the runs of the subjects a
+    finding names are read again, as the line formats' locator does. A triple's place is its
+    first in input order; a subject's is its earliest known line."""
 
     spans_parts = True
 
-    def __init__(self, names: list[str], known: dict[tuple, tuple[int, int]]):
-        self.names, self.known = names, known  # known: triple -> (part index, line)
+    def __init__(self, names: list[str], quads, places) -> None:
+        self.names, self.quads, self.places_of = names, quads, places
 
     def places(self, wanted, runs, statements, name):
-        found = {k: self.known[k] for k in wanted if k in self.known}
-        subjects = {k[0] for k in wanted if k[1] is None}
-        if subjects:
-            first: dict = {}
-            for (s, _, _), place in self.known.items():
-                # An unknown line (None) comes after every known one.
-                if s in subjects and (s not in first or (place[0], place[1] or _LAST) < (first[s][0], first[s][1] or _LAST)):
-                    first[s] = place
-            found.update({(s, None, None): place for s, place in first.items()})
-        return {k: (self.names[part], line) for k, (part, line) in found.items()}
+        quads, places = self.quads, self.places_of
+        found: dict = {}
+        for k in wanted:
+            subject, predicate, obj = k
+            best = None  # (rank, place): the earliest statement first among equals
+            for start in runs.get(subject, ()):
+                n = start - 1
+                while n < len(quads) and quads[n].subject == subject:
+                    quad = quads[n]
+                    if predicate is None or (quad.predicate == predicate and quad.object == obj):
+                        part, line = places[n]
+                        # Statements come in input order, where an unknown line sorts first; a
+                        # subject's place is its earliest known line (an unknown one last).
+                        rank = (part, (line or 0) if predicate is not None else (line or _LAST))
+                        if best is None or rank < best[0]:
+                            best = (rank, places[n])
+                    n += 1
+            if best is not None:
+                found[k] = (self.names[best[1][0]], best[1][1])
+        return found
 
 
 # ---------------------------------------------------------------------------

@@ -76,6 +76,8 @@ class Report:
     # The ontology coverage (a tgtrace.coverage.Coverage) when the run asked for it.
     coverage: object | None = None
     min_coverage: float | None = None
+    # Why the run cannot fail (fail-on never, every rule ignored): every report says so.
+    gate_off: str | None = None
 
     def __iter__(self) -> Iterator[Finding]:
         return iter(self.findings)
@@ -115,4 +117,5 @@ class Report:
             "info": counts.get("info", 0),
             "conforms": self.conforms,
             "trace_models": dict(sorted(Counter(self.trace_models.values()).items())),
+            **({"gate_off": self.gate_off} if self.gate_off else {}),
         }

@@ -22,13 +22,14 @@ not be, which changes no finding.
 from __future__ import annotations
 
 import hashlib
+import sys
 from array import array
 
 import pyoxigraph as ox
 
-from .graph import RDF_TYPE, KnownPlaces, TraceGraph, key
+from .graph import RDF_TYPE, StatementPlaces, TraceGraph, key
 
-_LINKABLE = (ox.NamedNode, ox.BlankNode)
+_TYPE = ox.NamedNode(RDF_TYPE)
 
 
 def node_hash(node) -> int:
@@ -55,15 +56,26 @@ def split(quads: list) -> list[Piece]:
             x = parent[x]
         return x
 
-    subjects = [key(q.subject) for q in quads]
-    for s in subjects:
-        parent.setdefault(s, s)
+    subjects = []
+    last = k = None
+    for q in quads:
+        s = q.subject
+        if s != last:  # emitters write an entity's triples together: one key per run
+            last, k = s, key(s)
+        subjects.append(k)
+    parent.update((s, s) for s in dict.fromkeys(subjects))
     outside: dict = {}  # subject -> nodes it links to that are no subject here
     for s, q in zip(subjects, quads):
         o = q.object
-        if not isinstance(o, _LINKABLE) or q.predicate.value == RDF_TYPE:
+        kind = type(o)
+        if kind is ox.NamedNode:
+            if q.predicate == _TYPE:
+                continue
+            o = sys.intern(o.value)
+        elif kind is ox.BlankNode:
+            o = "_:" + o.value
+        else:
             continue
-        o = key(o)
         if o in parent:
             a, b = find(s), find(o)
             if a is not b:
@@ -169,10 +181,7 @@ def join(counts: list[int], edges: list[array]) -> array:
 def graph_of(name: str, names: list[str], quads: list, places: list[tuple[int, int]]) -> TraceGraph:
     """One graph of whole traces from their quads and the (part, line) of each, read in input order."""
     order = sorted(range(len(quads)), key=lambda i: (places[i][0], places[i][1] or 0))
-    known: dict = {}
-    for i in order:
-        q = quads[i]
-        known.setdefault((q.subject, q.predicate, q.object), places[i])
-    graph = TraceGraph(name, KnownPlaces(names, known))
-    graph.add_quads(quads[i] for i in order)
+    quads = [quads[i] for i in order]
+    graph = TraceGraph(name, StatementPlaces(names, quads, [places[i] for i in order]))
+    graph.add_quads(quads)
     return graph

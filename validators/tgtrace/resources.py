@@ -10,6 +10,7 @@ from typing import Iterable
 import pyoxigraph as ox
 import rdflib
 
+from .guarded import SHAPES_LIMIT, GuardedReadError, read_guarded
 from .graph import syntax_message, to_rdflib
 
 _PACKAGED = Path(__file__).parent / "data"
@@ -42,7 +43,15 @@ def shapes_dir() -> Path:
 
 
 def shapes_paths() -> list[Path]:
-    return sorted(shapes_dir().glob("*.ttl"))
+    """The shapes files; a folder that is none or holds none is an error, never a run without rules
+    (which would pass everything)."""
+    folder = shapes_dir()
+    if not folder.is_dir():
+        raise TurtleError(folder, None, f"is not a folder of shapes ({SHAPES_ENV})")
+    found = sorted(folder.glob("*.ttl"))
+    if not found:
+        raise TurtleError(folder, None, f"holds no shapes file (*.ttl) ({SHAPES_ENV})")
+    return found
 
 
 class TurtleError(ValueError):
@@ -62,7 +71,11 @@ def read_turtle(paths: Iterable[Path | str]) -> rdflib.Graph:
     add = graph.add
     for path in paths:
         path = Path(path)
-        parser = ox.parse(path=path, format=ox.RdfFormat.TURTLE, base_iri=path.absolute().as_uri(),
+        try:
+            data = read_guarded(path, SHAPES_LIMIT)
+        except GuardedReadError as exc:
+            raise TurtleError(path, None, str(exc)) from None
+        parser = ox.parse(data, format=ox.RdfFormat.TURTLE, base_iri=path.absolute().as_uri(),
                           rename_blank_nodes=True)
         try:
             for s, p, o, _ in parser:

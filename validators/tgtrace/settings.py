@@ -149,13 +149,19 @@ class Settings:
     allow_empty: bool = False
     # The inputs are parts of one capture (a rotated or cut export): traces are found across them.
     one_capture: bool = False
-    # Where a run is spread over a cluster: a Dask scheduler ("tcp://host:8786") or "local:N" (None: here).
+    # Where a run is spread over a cluster: a Dask scheduler ("tls://host:8786") or "local:N" (None: here).
     cluster: str | None = None
+    # A plain (unencrypted, unauthenticated) scheduler address off this machine is accepted: the
+    # user says the network is trusted. Never a configuration key: a repository cannot lower it.
+    trust_network: bool = False
     # Standard input longer than this is an input error (a runaway producer, /dev/zero).
     max_stdin: int = 1 << 30
     # Seconds standard input may send nothing before it is given up.
     stdin_timeout: float = 120.0
     output: Output = field(default_factory=Output)
+    # Set when the configuration file turns the gate off (fail-on never, every rule ignored):
+    # every report says so, since a repository's file can do it unseen. A flag is the user's word.
+    gate_off: str | None = None
     # The configuration file these came from (None: none); its paths start from its folder.
     path: str | None = None
 
@@ -167,6 +173,18 @@ class Settings:
     def codes(self) -> frozenset[str]:
         """The rules this run evaluates."""
         return chosen_codes(self.select, self.ignore)
+
+    def gate_off_notice(self) -> str | None:
+        """Why no finding can fail this run (None: the gate is on), naming the configuration file."""
+        reasons = []
+        if self.fail_on is None:
+            reasons.append('fail-on is "never"')
+        if not self.codes:
+            reasons.append("every rule is ignored")
+        if not reasons:
+            return None
+        source = f" by the configuration file {self.path}" if self.path else ""
+        return f"the gate is turned off{source}: {' and '.join(reasons)}; no finding can fail this run"
 
     @property
     def needs_coverage(self) -> bool:
@@ -196,6 +214,8 @@ class Settings:
         if "engine" in given and given["engine"] not in ENGINES:
             raise SettingsError(f"--engine: expected one of {', '.join(ENGINES)}, got {given['engine']!r}")
         merged = replace(self, **given)
+        if merged.gate_off and not merged.gate_off_notice():
+            merged = replace(merged, gate_off=None)  # the flags turned it back on
         return replace(merged, output=replace(self.output, **output)) if output else merged
 
     def finding(self, finding: Finding) -> Finding | None:

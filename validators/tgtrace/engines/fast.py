@@ -33,7 +33,7 @@ from ..vocabulary import declarations
 from . import Hit
 from .components import (COMPONENTS, NODE_KINDS, QUALIFIED_RESULT_COMPONENTS, TARGET_NODES, TARGET_TYPES, Context,
                          compile_pattern, pattern_ok)
-from .sparql import SparqlRunner
+from .sparql import SparqlRunner, refuse_services
 
 PROPERTY = SH + "PropertyConstraintComponent"
 SPARQL_CONSTRAINT = SH + "SPARQLConstraintComponent"
@@ -138,6 +138,7 @@ class Engine:
                 if code is not None:
                     self.codes[constraint.node] = code
         self._check_components()
+        refuse_services(model)
         self.by_class: dict = defaultdict(list)
         self.by_subject_of: dict = defaultdict(list)
         self.by_custom: list = []  # (shape, matches, params)

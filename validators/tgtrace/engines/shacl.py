@@ -28,6 +28,7 @@ from ..rules import model
 from . import Hit
 from .components import FUNCTIONS
 from .paths import indexed_transitive_paths
+from .sparql import refuse_services
 
 
 @cache
@@ -82,7 +83,7 @@ _PREPARED: dict = {}  # kept for the process: the shapes' queries are the same f
 
 @contextmanager
 def _each_query_parsed_once():
-    """Parse each SPARQL text once while pySHACL runs.
+    """Parse (and check) each SPARQL text once while pySHACL runs.
 
     pySHACL hands rdflib a SPARQL constraint as text once per focus node, and
     rdflib parses text on every call: on large inputs most of the reference
@@ -111,11 +112,76 @@ def _each_query_parsed_once():
             strOrQuery = prepared[key]
         return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
 
+    # pySHACL also checks each query's text against SHACL's syntax rules with regular expressions
+    # before every run (about a millisecond a focus node): the verdict depends on the text alone.
+    from pyshacl.helper.sparql_query_helper import SPARQLQueryHelper
+
+    original_check = SPARQLQueryHelper.check_invalid_sparql
+    checked: set = set()
+
+    def check_invalid_sparql(self, sparql_text, valuenode=None, extravars=None):
+        key = (sparql_text, valuenode is not None, frozenset(extravars or ()))
+        if key not in checked:
+            original_check(self, sparql_text, valuenode, extravars)  # raises on a query SHACL forbids
+            checked.add(key)
+        return True
+
     processor.SPARQLProcessor.query = query
+    SPARQLQueryHelper.check_invalid_sparql = check_invalid_sparql
     try:
         yield
     finally:
         processor.SPARQLProcessor.query = original
+        SPARQLQueryHelper.check_invalid_sparql = original_check
+
+
+class _Members(list):
+    """pySHACL's list of constraint parameters, looked up as a set: it tests every predicate of
+    a shape against the list each time the shape validates a node (a linear scan of URIRef
+    comparisons). Same members, same order; only membership is faster."""
+
+    def __init__(self, items=()):
+        super().__init__(items)
+        self._members = set(self)
+
+    def __contains__(self, item) -> bool:
+        return item in self._members
+
+    def copy(self) -> "_Members":
+        return _Members(self)
+
+    def append(self, item) -> None:
+        super().append(item)
+        self._members.add(item)
+
+
+@contextmanager
+def _shape_lookups_indexed():
+    """While pySHACL runs, what a shape looks up about itself in the shapes graph is looked up once
+    per shape: its custom constraint components (the shapes graph does not change during a run)
+    and whether a predicate is a constraint parameter. Results are unchanged."""
+    from pyshacl import shape as shape_module
+    from pyshacl.constraints import ALL_CONSTRAINT_PARAMETERS, CONSTRAINT_PARAMETERS_MAP
+
+    original_find = shape_module.Shape.find_custom_constraints
+    found: dict = {}
+
+    def find_custom_constraints(self):
+        if id(self) not in found:
+            found[id(self)] = (self, original_find(self))  # the shape is kept, so its id stays its own
+        return found[id(self)][1]
+
+    previous = getattr(shape_module, "CONSTRAINT_PARAMS", None)
+    shape_module.Shape.find_custom_constraints = find_custom_constraints
+    shape_module.CONSTRAINT_PARAMS = (_Members(ALL_CONSTRAINT_PARAMETERS), CONSTRAINT_PARAMETERS_MAP)
+    try:
+        yield
+    finally:
+        shape_module.Shape.find_custom_constraints = original_find
+        if previous is None:
+            del shape_module.CONSTRAINT_PARAMS
+        else:
+            shape_module.CONSTRAINT_PARAMS = previous
 
 
 def _lazy_exists(node) -> None:
@@ -210,12 +276,13 @@ def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] 
     import pyshacl  # imported when the reference engine is asked for: it loads slowly
 
     _register_functions()
+    refuse_services(model())  # before pySHACL could run one
     converter = ToRdflib()
     with _literal_casts_unlogged():
         for s, p, o in graph.triples():
             converter.add(s, p, o)
     def validate():
-        with _each_query_parsed_once(), indexed_transitive_paths(), _literal_casts_unlogged():
+        with _each_query_parsed_once(), _shape_lookups_indexed(), indexed_transitive_paths(), _literal_casts_unlogged():
             return pyshacl.validate(converter.graph, shacl_graph=_shapes_for(codes), advanced=True, inference="none",
                                     allow_warnings=True, allow_infos=True)
 

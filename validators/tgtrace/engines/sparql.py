@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import pyoxigraph as ox
+import rdflib
 
 from ..graph import TraceGraph, from_rdflib, key, term
+from ..namespaces import SH
 from ..shapes import ShapesError
 from .components import FUNCTIONS
 
@@ -150,6 +152,19 @@ def _prepare(text: str, prebound: frozenset) -> _Prepared:
         i += 1
     parts.append(("".join(pending), None))
     return _Prepared(tuple(parts), frozenset(names), returns, insert_at)
+
+
+def refuse_services(model) -> None:
+    """Raise ShapesError when any SPARQL text of the shapes (constraints, components' validators,
+    targets) uses SERVICE, whichever engine runs and whether or not it runs that text: a rule
+    must never fetch anything from the network, and pySHACL would run the query as written."""
+    graph = model.graph
+    for predicate in (SH + "select", SH + "ask"):
+        for node, text in graph.subject_objects(rdflib.URIRef(predicate)):
+            if any(m.lastgroup == "word" and m.group().upper() == "SERVICE" for m in _TOKEN.finditer(str(text))):
+                owner = node if isinstance(node, rdflib.URIRef) else next(graph.subjects(None, node), node)
+                raise ShapesError(f"{model.name(owner)}: a SPARQL query uses SERVICE, which tg-trace never runs "
+                                  "(no rule may fetch anything from the network)")
 
 
 def _written(value) -> str | None:

@@ -44,4 +44,7 @@ def annotation(finding: Finding, root=None) -> str:
 
 
 def render(report: Report, output) -> str:
-    return "".join(annotation(f, output.root) + "\n" for f in report.findings)
+    lines = "".join(annotation(f, output.root) + "\n" for f in report.findings)
+    if report.gate_off:
+        lines += f"::warning title=tg-trace::{_escape_data(report.gate_off)}\n"
+    return lines

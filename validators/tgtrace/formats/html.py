@@ -125,7 +125,9 @@ def render(report: Report, output=None) -> str:
         "<title>tg-trace report</title>", f"<style>{_CSS}</style></head><body>",
         "<header><h1>tg-trace report</h1>",
         f"<div>{plural(len(report.files), 'file')}, {plural(len(report.traces), 'trace')}, "
-        f"{plural(report.triples, 'triple')}: {'passed' if report.conforms else 'failed'}</div></header><main>",
+        f"{plural(report.triples, 'triple')}: {'passed' if report.conforms else 'failed'}</div>"
+        + (f'<div class="warning" id="gate-off">{_e(report.gate_off)}</div>' if report.gate_off else "")
+        + "</header><main>",
         '<section id="summary"><h2>Summary</h2><div class="counts">'
         f'<span class="error">{plural(counts.get("error", 0), "error")}</span>'
         f'<span class="warning">{plural(counts.get("warning", 0), "warning")}</span>'

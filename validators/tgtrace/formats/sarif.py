@@ -166,7 +166,8 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
             }
         },
         "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
-        "invocations": [{"executionSuccessful": True}],
+        "invocations": [{"executionSuccessful": True, **({"toolExecutionNotifications": [
+            {"level": "warning", "message": {"text": report.gate_off}}]} if report.gate_off else {})}],
         "results": results,
         "properties": {"summary": report.summary()},
     }

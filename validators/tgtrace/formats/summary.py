@@ -34,6 +34,8 @@ def render(report: Report, output=None) -> str:
         f"{plural(summary['traces'], 'trace')} in {plural(summary['files'], 'file')}, "
         f"{plural(summary['triples'], 'triple')}; {plural(summary['findings'], 'finding')} ({gate}).",
     ]
+    if report.gate_off:
+        lines.append(f":warning: **{_cell(report.gate_off)}.**")
     if baselined:
         accepted = "was" if baselined == 1 else "were"
         lines.append(f"{plural(baselined, 'known finding')} {accepted} accepted by the baseline.")

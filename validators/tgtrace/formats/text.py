@@ -125,4 +125,7 @@ def render(report: Report, output) -> str:
             if not concise:
                 lines += ["    " + line for line in detail_lines(finding, advice, sources.get(finding), color)]
     lines.append(summary_line(report))
+    if report.gate_off:
+        notice = f"warning: {printable(report.gate_off)}."
+        lines.append(f"[bold yellow]{escape(notice)}[/]" if color else notice)
     return "\n".join(lines)

@@ -161,6 +161,13 @@ def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads) -> None:
         return
     with holder.reading():
         quads = list(ox.parse(data, format=rdf_format))
+    # Every line starts with a subject (an IRI or a blank node) and there are as many quads as
+    # lines: the n-th quad is on line n. Counted in C, where a scan line by line costs a third
+    # of the parse.
+    starts = data.count(b"\n<") + data.count(b"\n_") + (data[:1] in (b"<", b"_"))
+    if len(quads) == got.line_count == starts:
+        got.quads, got.lines = quads, range(1, len(quads) + 1)
+        return
     raw = data.split(b"\n")
     statements = [n for n, line in enumerate(raw, start=1) if line.strip() and not line.lstrip().startswith(b"#")]
     if len(statements) == len(quads):
