@@ -28,12 +28,14 @@ from docs_support import ROOT, built_site, is_external, read_pages, resolve
 # CI publishes this folder as an artefact; keep the name stable.
 SCREENSHOTS = ROOT / "ci-artifacts" / "docs-screenshots"
 
-# The pages a reader meets first: the home page, a pattern, a class and the rule reference.
+# The pages a reader meets first: the home page, a pattern, a class, the rule reference and a
+# rule's own page (where a finding's help link leads).
 PAGES = {
     "home": "index.html",
     "pattern-graphrag": "patterns/graphrag.html",
     "class-question": "classes/Question.html",
     "rules": "rules/index.html",
+    "rule-t001": "rules/T001/index.html",
     "explore": "explore.html",
 }
 # Pages that must show at least one diagram (the home page's overview of the patterns; on
@@ -188,3 +190,94 @@ def test_site_works_from_a_folder(site):
         if not is_external(url) and url.split("#")[0].endswith("/")
     ]
     assert not directory_links, "links that need a web server's index.html:\n" + "\n".join(directory_links[:20])
+
+
+PHONE = 390
+
+
+@pytest.fixture
+def phone(browser):
+    """The browser at a phone's width (390 CSS pixels), for one test."""
+    browser.send("Emulation.setDeviceMetricsOverride", width=PHONE, height=844, deviceScaleFactor=1, mobile=True)
+    yield browser
+    browser.send("Emulation.clearDeviceMetricsOverride")
+
+
+# What a reader at that width would find cut: the page wider than the screen, the site's title
+# clipped, a code block running past its box.
+CUT = """
+(() => {
+    const title = document.querySelector('.md-header__title .md-ellipsis');
+    return {
+        page: document.scrollingElement.scrollWidth,
+        title: title ? title.scrollWidth - title.clientWidth : 0,
+        titleText: title ? title.innerText.trim() : '',
+        code: Array.from(document.querySelectorAll('.md-typeset pre > code'))
+            .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.innerText.slice(0, 60)),
+        blocks: document.querySelectorAll('.md-typeset pre > code').length,
+    };
+})()
+"""
+
+
+def test_a_rule_page_reads_on_a_phone(server, phone):
+    assert not visit(phone, server + "rules/T001/index.html")["console"]
+    assert not phone.evaluate("!!document.querySelector('.tg-file-notice')"), "served over HTTP, search works"
+    cut = phone.evaluate(CUT)
+    assert cut["page"] <= PHONE, f"the rule page is {cut['page']} px wide"
+    assert cut["titleText"] == "TrustGraph explainability ontology" and cut["title"] <= 0, "the site's title is cut"
+    assert cut["blocks"] >= 3 and not cut["code"], f"code blocks cut at the right edge: {cut['code']}"
+    text = phone.evaluate("document.querySelector('.md-content').innerText")
+    for part in ("What it checks", "Why it matters", "How to fix", "Example", "‹value› is not a known termination reason",
+                 '"final-answer"'):
+        assert part in text, part
+    screenshot(phone, SCREENSHOTS / "rule-t001-390.png")
+
+
+def test_the_home_diagram_keeps_a_readable_size_on_a_phone(server, phone):
+    visit(phone, server + "index.html")
+    assert phone.evaluate(CUT)["page"] <= PHONE
+    # Each diagram drawn at (nearly) its own size, its box scrolling sideways, rather than shrunk
+    # to the column.
+    scales = phone.evaluate("""Array.from(document.querySelectorAll('.tg-diagram svg')).map(s =>
+        s.getBoundingClientRect().width / (s.width.baseVal.value || 1))""")
+    assert scales and min(scales) >= 0.9, scales
+    screenshot(phone, SCREENSHOTS / "home-390.png")
+
+
+def _search(client, query: str) -> list[str]:
+    """The pages Material's search lists for a query typed into the search box."""
+    client.evaluate(f"""(() => {{const box = document.querySelector('.md-search__input'); box.focus();
+        box.value = {json.dumps(query)}; box.dispatchEvent(new Event('input', {{bubbles: true}}));
+        box.dispatchEvent(new KeyboardEvent('keyup', {{bubbles: true}}));}})()""")
+    deadline = time.monotonic() + 10
+    found: list[str] = []
+    while time.monotonic() < deadline and not found:
+        client.pump(0.3)
+        found = client.evaluate("Array.from(document.querySelectorAll('.md-search-result__item > a'))"
+                                ".map(a => a.getAttribute('href').split('?')[0].split('#')[0])")
+    return found
+
+
+@pytest.mark.parametrize("query, page", [
+    ("T001", "rules/T001/index.html"),  # a rule by its code
+    ("termination-unknown", "rules/T001/index.html"),  # by its name
+    ("tg:terminationReason", "rules/T001/index.html"),  # by a term it mentions, prefixed
+    ("terminationReason", "rules/T001/index.html"),  # and not
+    ("terminationReason", "predicates.html"),
+    ("tg:terminationReason", "classes/TerminationReason.html"),
+    ("wasDerivedFrom", "predicates.html"),  # the pages write prov:wasDerivedFrom
+    ("tg:Conclusion", "classes/Conclusion.html"),
+])
+def test_search_finds_rules_and_terms(server, browser, query, page):
+    visit(browser, server + "index.html")
+    found = _search(browser, query)
+    assert server + page in found, f"searching {query!r} does not list {page}: {found[:12]}"
+
+
+def test_opened_from_files_the_site_says_search_is_unavailable(site, browser):
+    visit(browser, (site / "rules" / "T001" / "index.html").as_uri(), local=("file://",))
+    notice = browser.evaluate("document.querySelector('.tg-file-notice')?.innerText")
+    assert notice and "Search is unavailable" in notice and "http.server" in notice
+    visit(browser, (site / "index.html").as_uri(), local=("file://",))
+    assert browser.evaluate("!!document.querySelector('.tg-file-notice')")

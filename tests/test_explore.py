@@ -190,3 +190,32 @@ def test_unreadable_input_is_one_line_exit_2(tmp_path, command):
     assert result.exit_code == 2
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"tg-trace: {bad}")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_list_fits_the_terminal_width(columns):
+    """The table honours $COLUMNS: columns that give way drop out, the question is cut with an
+    ellipsis, no line is wider than the terminal."""
+    paths = [str(EXAMPLES / name) for name in ("graph-rag.nq", "supervisor.nq", "releases/2.1.16")]
+    result = CliRunner().invoke(main, ["list", "--no-config", *paths], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= columns for line in lines), max(lines, key=len)
+    header = lines[0].split()
+    assert header[0] == "trace" and "question" in header and header[-1] == "findings"
+    assert any("…" in line for line in lines[1:])  # a question too long for its column
+    assert "supervisor" in result.stdout and "agent:c5d169e8" in result.stdout
+
+
+def test_list_drops_empty_columns_and_names_the_file_of_a_repeated_trace():
+    # The same extraction trace, as wire JSON and as N-Quads: no timings, tokens or models.
+    paths = [str(EXAMPLES / "extraction.json"), str(EXAMPLES / "extraction.nq")]
+    result = CliRunner().invoke(main, ["list", "--no-config", *paths], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    header, *rows = result.stdout.splitlines()[:3]
+    assert header.split() == ["trace", "file", "pattern", "question", "steps", "findings"]
+    assert "extraction.json" in rows[0] and "extraction.nq" in rows[1]
+    assert rows[0].split()[0] == rows[1].split()[0]  # one trace id, two files
+    # One file per trace: no file column.
+    single = CliRunner().invoke(main, ["list", "--no-config", str(EXAMPLES / "graph-rag.nq")], env={"COLUMNS": "200"})
+    assert "file" not in single.stdout.splitlines()[0].split()

@@ -85,8 +85,17 @@ def ordered(rows) -> list:
     return sorted(rows, key=lambda r: [str(x) for x in r])
 
 
+def placed_on_their_triple(row: list) -> bool:
+    """A finding of a rule over several predicates (no path; D001 to D003) now names the line of
+    the triple that holds its value, and one on an undeclared or deprecated predicate (its focus
+    as the value) the line of the focus's triple with that predicate: each named its focus's
+    first line. Compared without the line."""
+    rule, focus, path, value = row[2], row[4], row[-3], row[-2]  # with or without the trace column
+    return (path is None and value is not None) or value == focus or rule == "V003"
+
+
 def c004_without_line(rows) -> list:
-    return ordered(r[:1] + [None] + r[2:] if r[2] == "C004" else r for r in rows)
+    return ordered(r[:1] + [None] + r[2:] if r[2] == "C004" or placed_on_their_triple(r) else r for r in rows)
 
 
 @pytest.mark.parametrize("name", [name for name, _ in CASES])

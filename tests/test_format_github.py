@@ -6,14 +6,18 @@ from formats_support import CONCLUSION, GITHUB_LINE, finding, report  # noqa: F4
 from tgtrace.formats import github as github_format
 from tgtrace.formats import render
 from tgtrace.model import Severity
+from tgtrace.rules import all_rules
 
 
 def test_github_workflow_commands(report):
     lines = render(report, "github").splitlines()
     assert len(lines) == 2
     match = GITHUB_LINE.match(lines[0])
-    assert match.groups() == ("error", "traces/react.nq", "12", "M001",
-                              f"M001 answer does not assert the tg:Answer mixin ({CONCLUSION})")
+    # The message, then on the annotation's next lines (%0A) the fix and the rule's page.
+    head, *advice = match.group(5).split("%0A")
+    assert match.groups()[:4] == ("error", "traces/react.nq", "12", "M001")
+    assert head == f"M001 answer does not assert the tg:Answer mixin ({CONCLUSION})"
+    assert advice == [f"help: {' '.join(all_rules()['M001'].fix.split())} See {all_rules()['M001'].help_uri}"]
     assert GITHUB_LINE.match(lines[1]).group(1) == "warning"
 
 

@@ -78,7 +78,7 @@ def test_findings_link_to_their_node_and_to_the_rule_docs(tmp_path):
     assert re.search(r'class="edge fault".*?C019</text>', text, flags=re.S)
     # The rule's explanation, linked to the docs site.
     assert "rule-C019" in page.ids
-    assert any(a.get("href") == f"{DOCS_BASE}rules/#c019" for a in page.anchors)
+    assert any(a.get("href") == f"{DOCS_BASE}rules/C019/" for a in page.anchors)
     # Filters by rule, family and severity offer what was found.
     for name in ("rule", "family", "severity"):
         assert f'<select class="filter" name="{name}">' in text

@@ -25,8 +25,8 @@ PACKAGE = ROOT / "validators" / "tgtrace"
 FLOORS: dict[str, tuple[str, ...]] = {
     "ground": ("namespaces", "escaping", "guarded", "model", "graph", "resources"),
     "loaders": ("loaders", "loaders.base", "loaders.wire", "loaders.objects", "loaders.trustgraph",
-                "loaders.ranges", "loaders.losses", "stream", "pieces", "gateway"),
-    "rules": ("shapes", "vocabulary", "generations", "rules", "explain", "bundle"),
+                "loaders.ranges", "loaders.losses", "loaders.excerpt", "stream", "pieces", "gateway"),
+    "rules": ("shapes", "vocabulary", "generations", "rules", "explain", "bundle", "advice"),
     "engines": ("engines", "engines.components", "engines.fast", "engines.paths", "engines.sparql",
                 "engines.shacl"),
     "report": ("settings", "config", "baseline", "coverage", "api", "explore", "cluster", "watch", "selfcheck"),

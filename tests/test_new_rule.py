@@ -107,8 +107,10 @@ def test_new_rule_is_on_the_docs_site(shapes, tmp_path):
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
-    page = (site / "rules" / "index.html").read_text(encoding="utf-8")
-    assert 'id="s099"' in page and "step-number-iri" in page
+    index = (site / "rules" / "index.html").read_text(encoding="utf-8")
+    assert 'href="S099/index.html"' in index and "step-number-iri" in index
+    page = (site / "rules" / "S099" / "index.html").read_text(encoding="utf-8")
+    assert "S099 step-number-iri" in page and "matches the /i{n} its IRI ends with" in page
 
 
 def test_unknown_component_is_one_line_and_exit_2(shapes, tmp_path):

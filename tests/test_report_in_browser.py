@@ -131,3 +131,48 @@ def test_the_filters_hide_the_rows_they_exclude(page, report, shots):
         everything = choose(name, "")
     assert len(everything["findings"]) == len(findings) and everything["traces"] == 1 + len(INPUTS)
     assert everything["sections"] == everything["traces"]
+
+
+def test_the_report_reads_on_a_phone(page, report, shots):
+    """At 390 px: nothing but tables and diagrams scrolls sideways (each inside its box), IRIs
+    are short with the full IRI as tooltip and as what is copied, counts have their plurals."""
+    client, _ = page
+    client.send("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=1, mobile=True)
+    try:
+        client.evaluate("window.scrollTo(0, 0)")
+        time.sleep(0.2)
+        assert client.evaluate("document.scrollingElement.scrollWidth") <= 390
+        iris = client.evaluate("""Array.from(document.querySelectorAll('#findings code.iri')).map(c => ({
+            shown: c.textContent, full: c.title, copied: c.dataset.iri,
+            lines: Math.round(c.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight || 16))}))""")
+        focuses = {f["focus"] for f in report[1]}
+        assert iris and all(i["full"] in focuses and i["copied"] == i["full"] for i in iris)
+        assert all(i["shown"].startswith("…") and len(i["shown"]) <= 24 for i in iris), iris[:3]
+        assert all(i["lines"] <= 1 for i in iris), "an IRI wraps onto several lines"
+        # Copying a shown IRI copies the full one.
+        copied = client.evaluate("""(() => {const c = document.querySelector('#findings code.iri');
+            const range = document.createRange(); range.selectNodeContents(c);
+            getSelection().removeAllRanges(); getSelection().addRange(range);
+            const data = new DataTransfer(); document.dispatchEvent(new ClipboardEvent('copy', {clipboardData: data,
+            bubbles: true, cancelable: true})); return [c.dataset.iri, data.getData('text/plain')]})()""")
+        assert copied[0] == copied[1] and copied[1].startswith("urn:")
+        summary = client.evaluate("document.querySelector('#summary').innerText")
+        warnings = sum(f["severity"] == "warning" for f in report[1])
+        assert "1 error" in summary and f"{warnings} warning{'s' if warnings != 1 else ''}" in summary
+        # The diagrams keep their drawn size and scroll inside their box.
+        boxes = client.evaluate("""Array.from(document.querySelectorAll('.diagram')).map(d => {
+            const s = d.querySelector('svg'); return [d.getBoundingClientRect().width, s.getBoundingClientRect().width,
+            s.width.baseVal.value]})""")
+        assert boxes and all(box <= 390 and abs(drawn - natural) <= 1 for box, drawn, natural in boxes)
+        screenshot(client, shots / "report-390.png", full_page=False)
+    finally:
+        client.send("Emulation.clearDeviceMetricsOverride")
+
+
+def test_a_finding_in_the_report_carries_its_source_and_fix(page):
+    client, _ = page
+    cell = client.evaluate("document.querySelector('tr[data-rule=\"C019\"] td:nth-child(4)').innerText")
+    assert " | " in cell and "^" in cell  # the source line with the term at fault marked
+    assert "on the docs site" in cell
+    href = client.evaluate("document.querySelector('tr[data-rule=\"C019\"] td:nth-child(4) a').href")
+    assert href.endswith("/rules/C019/")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 
 from formats_support import AGENT, finding, report  # noqa: F401 (report is a fixture)
 from tgtrace.coverage import coverage, ontology_terms, statistics
@@ -55,7 +57,8 @@ def test_explain_rule_text():
         assert rule.help_uri in text
         assert f"**Severity:** {rule.severity}" in text
         if rule.fault is not None:
-            assert rule.fault.update.strip() in text
+            # Runnable as printed: the prefixes declared and the focus in place of $this.
+            assert rule.fault.sparql.strip() in text and "$this" not in text
     listing = list_rules()
     assert all(re.search(rf"^{code}\s", listing, re.M) for code in all_rules())
 
@@ -64,3 +67,32 @@ def test_curie():
     assert curie(TG + "Question") == "tg:Question"
     assert curie("https://trustgraph.ai/shapes#answer-mixin") == "tgsh:answer-mixin"
     assert curie("urn:x:y") == "urn:x:y"
+
+
+def test_statistics_count_per_rule_and_severity_on_the_release_examples():
+    """A rule's findings on traces older than its release are info, on newer ones at the rule's
+    severity: --statistics counts each (code, severity) apart, marks the rows the trace's age
+    set, and says so under the table."""
+    from click.testing import CliRunner
+
+    from formats_support import EXAMPLES
+    from tgtrace.cli import main
+
+    runner = CliRunner()
+    shown = runner.invoke(main, ["lint", "--no-config", "--statistics", str(EXAMPLES / "releases")])
+    found = runner.invoke(main, ["lint", "--no-config", "--format", "json", str(EXAMPLES / "releases")])
+    assert shown.exit_code == found.exit_code == 0
+    expected = Counter((f["rule"], f["severity"]) for f in json.loads(found.stdout)["findings"])
+    row = re.compile(r"^\s*(\d+)  ([A-Z]\d{3})  \[(error|warning|info)\]\s+(\*?)\s*([a-z0-9-]+)$")
+    rows = [m.groups() for line in shown.stdout.splitlines() if (m := row.match(line))]
+    assert {(code, severity): int(count) for count, code, severity, _, _ in rows} == dict(expected)
+    rules = all_rules()
+    # Rows whose severity is not the rule's own are the aged ones, and only those are marked.
+    for count, code, severity, mark, name in rows:
+        assert name == rules[code].name
+        assert (mark == "*") == (severity != str(rules[code].severity)), (code, severity, mark)
+    # One rule's findings of two severities are two rows (T004: warning on 2.3.1 and later, info before).
+    severities_of = Counter(code for _, code, _, _, _ in rows)
+    assert any(n > 1 for n in severities_of.values()), rows
+    assert any(mark == "*" for *_, mark, _ in rows)
+    assert "* severity set by the trace's age" in shown.stdout

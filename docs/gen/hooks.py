@@ -62,8 +62,9 @@ def on_config(config):
         raise PluginError(f"docs: {error}") from None
     _state.clear()
     _state["site"] = site
-    # The class pages depend on the ontology, so the nav lists them here.
-    _expand_nav(config["nav"], {"classes/index.md": ["classes/index.md", *site.class_pages()]})
+    # The class pages depend on the ontology and the rule pages on the shapes, so the nav lists them here.
+    _expand_nav(config["nav"], {"classes/index.md": ("Classes", ["classes/index.md", *site.class_pages()]),
+                                "rules/index.md": ("Rules", ["rules/index.md", {"Rule pages": site.rule_pages()}])})
     return config
 
 
@@ -72,11 +73,16 @@ def _expand_nav(nav, sections) -> None:
         if isinstance(item, dict):
             for title, value in item.items():
                 if isinstance(value, str) and value in sections:
-                    item[title] = sections[value]
+                    item[title] = sections[value][1]
                 elif isinstance(value, list):
                     _expand_nav(value, sections)
         elif isinstance(item, str) and item in sections:
-            nav[index] = {"Classes": sections[item]}
+            title, pages = sections[item]
+            if isinstance(pages[-1], dict):
+                # In a section of its own: the index, then its pages as a subsection.
+                nav[index:index + 1] = pages
+            else:
+                nav[index] = {title: pages}
 
 
 def on_files(files, config):

@@ -99,19 +99,19 @@ def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None =
             continue
         unique.setdefault((hit.rule, hit.focus, hit.path, hit.value), None)
     wanted = []
+    placed: dict = {}
     for _, focus, path, value in unique:
-        # The triple a finding names, when the input holds it (a component may report its
-        # focus as the value of a path the focus lacks).
-        if path is not None and value is not None and value in graph.values(focus, path):
-            wanted.append((tg.term(focus), ox.NamedNode(path), tg.term(value)))
+        triple = _placed_triple(graph, focus, path, value)
+        if triple is not None:
+            placed[(focus, path, value)] = triple
+            wanted.append(triple)
         wanted.append((tg.term(focus), None, None))
     places = graph.places(wanted) if unique else {}
     findings = []
     for code, focus, path, value in unique:
         rule = rules[code]
-        place = None
-        if path is not None and value is not None:
-            place = places.get((tg.term(focus), ox.NamedNode(path), tg.term(value)))
+        triple = placed.get((focus, path, value))
+        place = places.get(triple) if triple is not None else None
         if place is None:
             place = places.get((tg.term(focus), None, None))
         # In one capture cut into parts, the part that holds the triple.
@@ -134,6 +134,25 @@ def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None =
         if finding is not None:
             findings.append(finding)
     return findings
+
+
+def _placed_triple(graph: TraceGraph, focus, path: str | None, value) -> tuple | None:
+    """The triple of the input a finding is about, as pyoxigraph terms, when the input holds it
+    (a component may report its focus as the value of a path the focus lacks)."""
+    if value is None:
+        return None
+    if path is None:
+        # A rule over several predicates names none: the one by which the focus holds the value.
+        path = next((p for p, values in (graph.out.get(focus) or {}).items() if value in values), None)
+        if path is None:
+            return None
+    elif value == focus and focus not in graph.values(focus, path):
+        # A rule on the predicate itself (an undeclared one) names the focus as its value: the
+        # focus's first triple with that predicate.
+        value = next(iter(graph.values(focus, path)), None)
+    if value is None or value not in graph.values(focus, path):
+        return None
+    return (tg.term(focus), ox.NamedNode(path), tg.term(value))
 
 
 def _kinds(graph: TraceGraph) -> Counter:

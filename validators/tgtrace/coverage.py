@@ -81,20 +81,22 @@ def coverage(report: Report, terms: OntologyTerms | None = None) -> Coverage:
 
 
 def statistics(report: Report) -> list[dict]:
-    """Findings per rule, most frequent first, as ruff's --statistics gives them."""
+    """Findings per rule and severity, most frequent first, as ruff's --statistics gives them.
+    A rule's findings can differ in severity (a trace older than the rule's release gets it as
+    info): each severity is its own row, and ``aged`` says the trace's age set it."""
     rules = all_rules()
-    counts = Counter(f.rule for f in report.findings)
-    severities = {f.rule: f.severity for f in report.findings}
+    counts = Counter((f.rule, f.severity) for f in report.findings)
     rows = []
-    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+    for (code, severity), count in sorted(counts.items(), key=lambda item: (-item[1], item[0][0], -item[0][1])):
         rule = rules.get(code)
         rows.append(
             {
                 "code": code,
                 "name": rule.name if rule else "",
                 "family": rule.family if rule else "",
-                "severity": str(severities[code]),
+                "severity": str(severity),
                 "count": count,
+                "aged": bool(rule and rule.since and severity != rule.severity),
             }
         )
     return rows

@@ -7,6 +7,8 @@ the same wherever a user meets it.
 
 from __future__ import annotations
 
+import re
+
 from .namespaces import DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, TG, TGL, TGSH, XSD
 from .rules import Rule, all_rules
 
@@ -51,6 +53,11 @@ def _paragraph(text: str) -> str:
     return "\n\n".join(p for p in paragraphs if p)
 
 
+def readable_message(template: str) -> str:
+    """A message template with its SHACL placeholders as a reader reads them: {?value} as ‹value›."""
+    return re.sub(r"\{[?$](\w+)\}", lambda m: f"‹{m.group(1)}›", template)
+
+
 def explain_rule(rule: Rule) -> str:
     """The full explanation of one rule, as Markdown."""
     lines = [f"# {rule.code} {rule.name}".rstrip(), ""]
@@ -60,9 +67,11 @@ def explain_rule(rule: Rule) -> str:
         ("Applies to", ", ".join(curie(t) for t in rule.targets)),
         ("Predicate", curie(rule.path) if rule.path else ""),
         ("Defined by", curie(rule.shape)),
-        ("Message", rule.message),
-        ("Since", f"TrustGraph {rule.since}: on traces of older releases its findings are info "
-                  "(errors below --target-version)" if rule.since else ""),
+        ("Message", readable_message(rule.message)),
+        ("Accepted values", ", ".join(f'"{v}"' for v in rule.allowed)),
+        ("Since", f"TrustGraph {rule.since}. On a trace of an older release its findings are info, "
+                  f"not {rule.severity}; they are errors when the trace is also older than --target-version"
+                  if rule.since else ""),
     ]
     lines += [f"- **{label}:** {value}" for label, value in facts if value]
     sections = [
@@ -79,10 +88,10 @@ def explain_rule(rule: Rule) -> str:
             "",
             "## Example",
             "",
-            f"Applying this update to the example trace `examples/{fault.trace}`:",
+            f"Applying this SPARQL Update to the example trace `examples/{fault.trace}`:",
             "",
             "```sparql",
-            fault.update.strip(),
+            fault.sparql.strip(),
             "```",
             "",
             f"makes {rule.code} report `{curie(fault.focus)}`.",

@@ -90,6 +90,8 @@ class Rule:
     fault: Fault | None
     # The first TrustGraph release whose traces meet the rule; older traces get it as info.
     since: str | None = None
+    # The values the rule accepts, when it accepts a closed set (termination reasons, patterns).
+    allowed: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -100,7 +102,12 @@ class Rule:
 
     @property
     def help_uri(self) -> str:
-        return f"{DOCS_BASE}rules/#{self.code.lower()}"
+        return f"{DOCS_BASE}{self.page}"
+
+    @property
+    def page(self) -> str:
+        """The rule's own page on the docs site, a stable address (rules/T001/)."""
+        return f"rules/{self.code}/"
 
 
 class UnknownRule(KeyError):
@@ -147,7 +154,7 @@ def all_rules() -> dict[str, Rule]:
         rules[code] = Rule(code=code, name=r.name, family=r.family, severity=SHACL_SEVERITY.get(r.severity, Severity.ERROR),
                            message=r.message, description=r.description, rationale=r.rationale, fix=r.fix,
                            shape=r.shape, node_shapes=r.node_shapes, targets=r.targets, path=r.path,
-                           components=r.components, fault=fault, since=r.since)
+                           components=r.components, fault=fault, since=r.since, allowed=r.allowed)
     return rules
 
 

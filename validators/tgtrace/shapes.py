@@ -249,6 +249,8 @@ class RuleShape:
     fault: FaultRecipe | None
     # The first TrustGraph release whose traces meet the rule (None: every release's do).
     since: str | None = None
+    # The closed set of values the rule accepts (its sh:in), shown with a finding.
+    allowed: tuple[str, ...] = ()
 
 
 class ShapesModel:
@@ -521,7 +523,9 @@ class ShapesModel:
                 path=shape.path.iri if shape is not None and shape.path is not None else None,
                 components=tuple(sorted({c.component for c in shape.constraints})) if shape is not None
                 else (SH + "SPARQLConstraintComponent",),
-                fault=fault, since=self._text(node, TGL + "since") or None)
+                fault=fault, since=self._text(node, TGL + "since") or None,
+                allowed=tuple(str(v) for c in (shape.constraints if shape is not None else ())
+                              if c.component == SH + "InConstraintComponent" for v in c.params[SH + "in"]))
         return dict(sorted(found.items()))
 
     def code_of(self, node) -> str | None:

@@ -68,7 +68,7 @@ def code(text: str) -> str:
 
 
 def rule_link(code: str, src: str) -> str:
-    return f"[{code}]({rel(src, 'rules/index.md#' + code.lower())})"
+    return f"[{code}]({rel(src, f'rules/{code}/index.md')})"
 
 
 def external_anchor(iri: str) -> str:

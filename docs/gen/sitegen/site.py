@@ -33,6 +33,9 @@ class Site:
     def class_pages(self) -> list[str]:
         return classes.page_list(self.context)
 
+    def rule_pages(self) -> list[str]:
+        return rules.page_list()
+
     def check(self) -> None:
         """Stop the build when a page could not say what it must."""
         problems = rules.check(self.context)

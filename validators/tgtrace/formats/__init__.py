@@ -22,7 +22,9 @@ from .common import Format
 # A format's module is imported when a run writes that format (html loads the trace views and
 # diagrams, sarif the rule texts), so a run loads only the writers it uses.
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("text", "one line per finding, grouped by trace (the default in a terminal)", "text", statistics=True),
+    Format("text", "each finding grouped by trace, with its source line, the accepted values and the fix "
+           "(the default in a terminal)", "text", statistics=True),
+    Format("concise", "one line per finding, grouped by trace", "text", statistics=True),
     Format("json", "the findings and a summary as one JSON document", "json", statistics=True, syntax="json"),
     Format("sarif", "SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps)", "sarif", syntax="json"),
     Format("junit", "JUnit XML: a test suite per file, a test case per trace", "junit"),

@@ -6,6 +6,7 @@ as annotations on the pull request's diff, at that file and line.
 
 from __future__ import annotations
 
+from ..advice import advise
 from ..escaping import printable
 from ..model import Finding, Report, Severity
 from .common import relative_path
@@ -33,7 +34,12 @@ def annotation(finding: Finding, root=None) -> str:
             properties.append(f"line={finding.line}")
     properties.append(f"title={_escape_property(finding.rule)}")
     # Line breaks become GitHub's %0A; other unsafe characters are escaped before.
-    message = f"{finding.rule} {printable(finding.message, lines=True)} ({printable(finding.focus, lines=True)})"
+    advice = advise(finding)
+    text = advice.message if advice is not None else finding.message
+    message = f"{finding.rule} {printable(text, lines=True)} ({printable(finding.focus, lines=True)})"
+    if advice is not None:
+        # Under the message, on the annotation's own lines: what the rule accepts, the fix, its page.
+        message += "".join("\n" + printable(line) for line in advice.lines())
     return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
 
 

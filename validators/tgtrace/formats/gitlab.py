@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from ..advice import advise
 from ..escaping import printable
 from ..model import Report, Severity
 from ..rules import all_rules
@@ -35,8 +36,10 @@ def to_issues(report: Report, root=None) -> list[dict]:
         # GitLab, which keys issues by fingerprint, keeps every one.
         identity = (finding.rule, finding.focus, finding.trace, path, finding.path, finding.value)
         seen[identity] += 1
+        advice = advise(finding)
+        message = advice.message if advice is not None else finding.message
         issue = {
-            "description": f"{finding.rule} {printable(finding.message)} ({printable(finding.focus)})",
+            "description": f"{finding.rule} {printable(message)} ({printable(finding.focus)})",
             "check_name": finding.rule,
             "fingerprint": fingerprint(finding, path, seen[identity]),
             "severity": SEVERITIES[finding.severity],
@@ -45,9 +48,11 @@ def to_issues(report: Report, root=None) -> list[dict]:
                          "lines": {"begin": finding.line or 1}},
         }
         rule = rules.get(finding.rule)
-        if rule is not None and rule.help_uri:
-            # Code Climate's optional body: GitLab shows it in the issue's details.
-            issue["content"] = {"body": f"{rule.title} ({rule.help_uri})"}
+        if rule is not None and advice is not None:
+            # Code Climate's optional body (Markdown): GitLab shows it in the issue's details.
+            body = [f"{rule.title}", *(f"- {printable(n)}" for n in advice.notes),
+                    f"- {printable(advice.fix)}", f"- [{rule.code} {rule.name}]({rule.help_uri})"]
+            issue["content"] = {"body": "\n".join(body)}
         issues.append(issue)
     return issues
 

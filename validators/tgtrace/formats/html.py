@@ -13,12 +13,15 @@ import html
 import json
 import re
 
+from ..advice import advise, short_iri
 from ..escaping import printable
 from ..explore import TraceView, views_of_report
+from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
 from ..rules import all_rules
 from . import diagram
 from .common import plural, shown_path
+from .text import detail_lines
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2933;background:#fafafa}
@@ -33,6 +36,10 @@ vertical-align:top}th{cursor:pointer;user-select:none;background:#f5f5f5}th[data
 .hl{outline:3px solid #ffb300;background:#fff8e1}g.node.hl path,g.node.hl polygon{stroke:#ffb300;stroke-width:5}
 code{font-size:12px;word-break:break-all}.muted{color:#607d8b}label{margin-right:12px}
 details{margin:6px 0}summary{cursor:pointer}
+code.iri{word-break:normal;white-space:nowrap}.scroll{overflow-x:auto}
+#traces td:nth-child(4),#findings td:nth-child(4){min-width:16em}
+.advice{margin:2px 0 0;font-size:12px}pre.source{margin:4px 0;font-size:12px;overflow-x:auto}
+@media (max-width:600px){header,main{padding:8px 10px}section{padding:8px}header h1{font-size:18px}}
 """
 
 _JS = """
@@ -58,12 +65,27 @@ function apply(){var want={};selects.forEach(function(s){want[s.name]=s.value});
  document.querySelectorAll('#traces tbody tr, section.trace').forEach(function(r){r.hidden=any&&!shown[r.dataset.trace]});
  document.getElementById('shown').textContent=document.querySelectorAll('#findings tbody tr:not([hidden])').length}
 selects.forEach(function(s){s.addEventListener('change',apply)});
+// An IRI is shown short (its full form in the tooltip); copying it copies the full IRI.
+document.addEventListener('copy',function(e){var sel=getSelection();if(!sel.rangeCount)return;
+ var range=sel.getRangeAt(0),box=document.createElement('div');box.appendChild(range.cloneContents());
+ function iriOf(n){if(n.nodeType!==1)n=n.parentElement;return n&&n.closest('code.iri')}
+ var start=iriOf(range.startContainer),end=iriOf(range.endContainer);
+ if(start&&start===end){e.clipboardData.setData('text/plain',start.dataset.iri);e.preventDefault();return}
+ var iris=box.querySelectorAll('code.iri');if(!iris.length)return;
+ iris.forEach(function(c){c.textContent=c.dataset.iri});
+ e.clipboardData.setData('text/plain',box.textContent);e.preventDefault()});
 })();
 """
 
 
 def _e(text) -> str:
     return html.escape(printable(text if text is not None else ""), quote=True)
+
+
+def _iri(iri: str | None) -> str:
+    """An IRI in its short form (``…/i3/observation``), the full one as tooltip and when copied."""
+    full = _e(iri)
+    return f'<code class="iri" title="{full}" data-iri="{full}">{_e(short_iri(iri or ""))}</code>'
 
 
 def _ids(svg: str, prefix: str) -> str:
@@ -107,22 +129,22 @@ def render(report: Report, output=None) -> str:
         + (f'<div class="warning" id="gate-off">{_e(report.gate_off)}</div>' if report.gate_off else "")
         + "</header><main>",
         '<section id="summary"><h2>Summary</h2><div class="counts">'
-        f'<span class="error">{counts.get("error", 0)} error</span>'
-        f'<span class="warning">{counts.get("warning", 0)} warning</span>'
+        f'<span class="error">{plural(counts.get("error", 0), "error")}</span>'
+        f'<span class="warning">{plural(counts.get("warning", 0), "warning")}</span>'
         f'<span class="info">{counts.get("info", 0)} info</span></div></section>',
     ]
     # Traces.
-    parts.append('<section><h2>Traces</h2><table id="traces"><thead><tr><th>trace</th><th>file</th><th>pattern</th>'
+    parts.append('<section><h2>Traces</h2><div class="scroll"><table id="traces"><thead><tr><th>trace</th><th>file</th><th>pattern</th>'
                  "<th>question</th><th>steps</th><th>error</th><th>warning</th><th>info</th></tr></thead><tbody>")
     for view in views:
         c = view.counts()
         prefix = prefix_of[(view.file, view.trace)]
-        parts.append(f'<tr data-trace="{prefix}"><td><a href="#{prefix}"><code>{_e(view.trace)}</code></a></td>'
+        parts.append(f'<tr data-trace="{prefix}"><td><a href="#{prefix}">{_iri(view.trace)}</a></td>'
                      f"<td>{_e(shown_path(view.file, root))}</td><td>{_e(view.pattern)}</td>"
                      f"<td>{_e(view.question)}</td><td>{view.step_count}</td>"
                      f'<td class="error">{c["error"] or ""}</td><td class="warning">{c["warning"] or ""}</td>'
                      f'<td class="info">{c["info"] or ""}</td></tr>')
-    parts.append("</tbody></table></section>")
+    parts.append("</tbody></table></div></section>")
     # Findings with filters.
     used = sorted({f.rule for f in report.findings})
     families = sorted({f.family for f in report.findings})
@@ -134,25 +156,36 @@ def render(report: Report, output=None) -> str:
     parts.append('<section><h2>Findings (<span id="shown">' + str(len(report.findings)) + "</span>)</h2>"
                  + select("rule", used) + select("family", families)
                  + select("severity", [str(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)])
-                 + '<table id="findings"><thead><tr><th>severity</th><th>rule</th><th>family</th><th>message</th>'
+                 + '<div class="scroll"><table id="findings"><thead><tr><th>severity</th><th>rule</th><th>family</th><th>message</th>'
                  "<th>where</th><th>node</th></tr></thead><tbody>")
+    sources = excerpts(report.findings)
     for finding in report.findings:
         node = node_of.get((finding.file, finding.focus))
         trace = prefix_of.get((finding.file, finding.trace), "")
-        link = (f'<a class="to-node" href="#{node}" data-node="{node}"><code>{_e(finding.focus)}</code></a>'
-                if node else f"<code>{_e(finding.focus)}</code>")
+        link = (f'<a class="to-node" href="#{node}" data-node="{node}">{_iri(finding.focus)}</a>'
+                if node else _iri(finding.focus))
+        advice = advise(finding)
+        message = _e(advice.message if advice is not None else finding.message)
+        # The source line with the term at fault marked, what the rule accepts, the fix and its page.
+        details = detail_lines(finding, None, sources.get(finding))
+        if details:
+            message += f'<pre class="source">{_e(chr(10).join(details))}</pre>'
+        if advice is not None:
+            message += "".join(f'<p class="advice">{_e(note[0].upper() + note[1:])}</p>' for note in advice.notes)
+            message += (f'<p class="advice">{_e(advice.fix)} <a href="{_e(advice.url)}">'
+                        f'{_e(finding.rule)} on the docs site</a></p>')
         parts.append(f'<tr data-rule="{_e(finding.rule)}" data-family="{_e(finding.family)}" '
                      f'data-severity="{finding.severity}" data-trace="{trace}" data-node="{node or ""}">'
                      f'<td class="{finding.severity}" data-v="{int(finding.severity)}">{finding.severity}</td>'
                      f'<td><a href="#rule-{_e(finding.rule)}">{_e(finding.rule)}</a></td><td>{_e(finding.family)}</td>'
-                     f"<td>{_e(finding.message)}</td><td>{_e(shown_path(finding.file, root))}:{finding.line or 0}</td>"
+                     f"<td>{message}</td><td>{_e(shown_path(finding.file, root))}:{finding.line or 0}</td>"
                      f"<td>{link}</td></tr>")
-    parts.append("</tbody></table></section>")
+    parts.append("</tbody></table></div></section>")
     # Each trace's diagram.
     for view in views:
         prefix = prefix_of[(view.file, view.trace)]
         parts.append(f'<section class="trace" id="{prefix}" data-trace="{prefix}"><h2>[{_e(view.pattern)}] {_e(view.question or view.trace)}</h2>'
-                     f'<p class="muted"><code>{_e(view.trace)}</code> in {_e(shown_path(view.file, root))}'
+                     f'<p class="muted">{_iri(view.trace)} in {_e(shown_path(view.file, root))}'
                      + (f" · trace model of TrustGraph {_e(view.trace_model)}" if view.trace_model else "")
                      + "</p>" + _diagram(view, prefix) + "</section>")
     # Rules.

@@ -12,18 +12,26 @@ from __future__ import annotations
 from collections import defaultdict
 from xml.etree import ElementTree as ET
 
+from ..advice import advise
 from ..escaping import printable
+from ..loaders.excerpt import excerpts
 from ..model import Finding, Report
 from .common import plural, shown_path
+from .text import detail_lines
 
 NO_TRACE = "(outside any trace)"
 NO_FILE = "<input>"
 
 
-def _describe(finding: Finding) -> str:
+def _describe(finding: Finding, excerpt=None) -> str:
+    """The finding, and under it, as the text format shows them, its source line with the term
+    at fault marked, what the rule accepts and the help line."""
     where = f"line {finding.line}: " if finding.line else ""
+    advice = advise(finding)
+    message = advice.message if advice is not None else finding.message
     # XML 1.0 cannot hold most control characters at all: escaped, as in every text format.
-    return f"{where}{finding.rule} {finding.severity} {printable(finding.message)} ({printable(finding.focus)})"
+    head = f"{where}{finding.rule} {finding.severity} {printable(message)} ({printable(finding.focus)})"
+    return "\n".join([head, *("    " + line for line in detail_lines(finding, advice, excerpt))])
 
 
 def _failing(report: Report, findings: list[Finding]) -> list[Finding]:
@@ -44,6 +52,7 @@ def to_element(report: Report, root=None) -> ET.Element:
         trace = finding.trace if finding.trace in report.traces else None
         suites[file][trace].append(finding)
 
+    sources = excerpts(report.findings)
     top = ET.Element("testsuites", name="tg-trace")
     total_tests = total_failures = 0
     for file, cases in suites.items():
@@ -57,7 +66,7 @@ def to_element(report: Report, root=None) -> ET.Element:
         for trace, findings in cases.items():
             case = ET.SubElement(suite, "testcase", classname=shown, name=printable(trace) if trace else NO_TRACE)
             failing = _failing(report, findings)
-            listing = "\n".join(_describe(f) for f in findings)
+            listing = "\n".join(_describe(f, sources.get(f)) for f in findings)
             if failing:
                 failures += 1
                 worst = max(failing, key=lambda f: f.severity)

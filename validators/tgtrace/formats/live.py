@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 
+from ..advice import advise
 from ..model import Finding
 from .github import annotation
 from .text import finding_line
 
 LIVE_FORMATS = {
-    "text": "one line per finding, as tg-trace lint prints them",
+    "text": "one line per finding, as tg-trace lint --format concise prints them",
     "github": "GitHub Actions annotations",
     "jsonl": "one JSON object per finding (file, line, rule, severity, message, focus, trace, ...)",
 }
@@ -19,7 +20,7 @@ LIVE_FORMATS = {
 def line(finding: Finding, fmt: str, color: bool = False) -> str:
     """One finding as one line of ``fmt`` (a key of :data:`LIVE_FORMATS`)."""
     if fmt == "text":
-        return finding_line(finding, color)
+        return finding_line(finding, color, advice=advise(finding))
     if fmt == "github":
         return annotation(finding)
     if fmt == "jsonl":

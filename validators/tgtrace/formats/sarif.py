@@ -16,8 +16,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
+from ..advice import advise
 from ..escaping import printable
 from ..explain import explain_rule
+from ..loaders.excerpt import excerpts
 from ..model import Finding, Report, Severity
 from ..rules import DOCS_BASE, Rule, all_rules
 from .common import relative_path, repository_root
@@ -49,9 +51,11 @@ def _descriptor(rule: Rule) -> dict:
     short = rule.title
     full = " ".join((rule.description or rule.message or short).split())
     help_markdown = explain_rule(rule)
+    accepted = f"Accepted values: {', '.join(repr(v) for v in rule.allowed)}." if rule.allowed else ""
     help_text = "\n\n".join(
-        part for part in (" ".join(rule.rationale.split()), " ".join(rule.fix.split())) if part
-    ) or full
+        part for part in (" ".join(rule.rationale.split()), " ".join(rule.fix.split()), accepted,
+                          f"See {rule.help_uri}") if part
+    )
     descriptor = {
         "id": rule.code,
         "name": rule.name or rule.code,
@@ -78,7 +82,7 @@ def _unknown_descriptor(code: str, finding: Finding) -> dict:
     }
 
 
-def _location(finding: Finding, path: str | None) -> dict:
+def _location(finding: Finding, path: str | None, excerpt=None) -> dict:
     location: dict = {}
     if path is not None:
         if Path(path).is_absolute():
@@ -88,13 +92,23 @@ def _location(finding: Finding, path: str | None) -> dict:
             physical = {"artifactLocation": {"uri": _file_uri(path), "uriBaseId": "%SRCROOT%"}}
         if finding.line:
             physical["region"] = {"startLine": finding.line}
+            if excerpt is not None:
+                # The lines from the triple's first to the term at fault, and where the term is.
+                number, text = excerpt.lines[-1]
+                region = physical["region"]
+                region["snippet"] = {"text": "\n".join(line for _, line in excerpt.lines)}
+                if excerpt.start is not None:
+                    region.update(endLine=number, startColumn=excerpt.start + 1, endColumn=excerpt.end + 1)
+                    if number != finding.line:
+                        region["startColumn"] = 1  # the region runs from the triple's first line
         location["physicalLocation"] = physical
     name = finding.focus.rsplit("/", 1)[-1].rsplit("#", 1)[-1] or finding.focus
     location["logicalLocations"] = [{"name": name, "fullyQualifiedName": finding.focus, "kind": "resource"}]
     return location
 
 
-def _result(finding: Finding, index: int, path: str | None, occurrence: int, trace_model: str | None) -> dict:
+def _result(finding: Finding, index: int, path: str | None, occurrence: int, trace_model: str | None,
+            excerpt=None) -> dict:
     properties = {"focus": finding.focus, "family": finding.family}
     if trace_model:
         properties["traceModel"] = trace_model
@@ -102,13 +116,19 @@ def _result(finding: Finding, index: int, path: str | None, occurrence: int, tra
         value = getattr(finding, key)
         if value is not None:
             properties[key] = value
+    advice = advise(finding)
+    text = f"{finding.message} ({finding.focus})"
+    if advice is not None:
+        # The value quoted, what the rule accepts instead, the fix and the rule's page.
+        text = " ".join([f"{advice.message} ({finding.focus}).", *(f"{n[0].upper()}{n[1:]}." for n in advice.notes),
+                         advice.help])
     return {
         "ruleId": finding.rule,
         "ruleIndex": index,
         "level": LEVELS[finding.severity],
         # Shown to people as it is: made printable; the properties keep the exact values.
-        "message": {"text": f"{printable(finding.message)} ({printable(finding.focus)})"},
-        "locations": [_location(finding, path)],
+        "message": {"text": printable(text)},
+        "locations": [_location(finding, path, excerpt)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint(finding, path, occurrence)},
         "properties": properties,
     }
@@ -123,6 +143,7 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
     index = {rule.code: i for i, rule in enumerate(rules.values())}
     results = []
     seen: Counter = Counter()
+    sources = excerpts(report.findings)
     for finding in report.findings:
         if finding.rule not in index:
             index[finding.rule] = len(descriptors)
@@ -131,7 +152,7 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
         identity = (finding.rule, finding.focus, finding.trace, path, finding.path, finding.value)
         seen[identity] += 1
         results.append(_result(finding, index[finding.rule], path, seen[identity],
-                               report.trace_models.get(finding.trace or "")))
+                               report.trace_models.get(finding.trace or ""), sources.get(finding)))
     root_uri = root.absolute().as_uri().rstrip("/") + "/"
     run = {
         "tool": {

@@ -79,7 +79,11 @@ def render(report: Report, as_json: bool = False) -> str:
     if stats:
         width = max(len(str(row["count"])) for row in stats)
         for row in stats:
-            lines.append(f"{row['count']:>{width}}  {row['code']}  [{row['severity']}]  {row['name']}".rstrip())
+            mark = "*" if row["aged"] else " "
+            lines.append(f"{row['count']:>{width}}  {row['code']}  {'[' + row['severity'] + ']':<9}{mark} {row['name']}".rstrip())
+        if any(row["aged"] for row in stats):
+            lines.append("* severity set by the trace's age: a rule's findings on traces written before the "
+                         "release that introduced it are info (errors with --target-version newer than the trace)")
     else:
         lines.append("No findings.")
     summary = report.summary()

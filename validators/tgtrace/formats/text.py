@@ -1,12 +1,20 @@
-"""The terminal format: one line per finding, grouped by trace, and a summary."""
+"""The terminal format: each finding, grouped by trace, with what it takes to fix it (the value,
+the accepted values, the source line with the term at fault marked, the fix and the rule's page),
+as ruff shows a finding; ``concise`` prints one line per finding. Then a summary."""
 
 from __future__ import annotations
 
+import unicodedata
 from itertools import groupby
 
+from ..advice import advise
 from ..escaping import printable
+from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
 from .common import plural, shown_path
+
+# An excerpt line longer than this is cut around the term at fault.
+EXCERPT_WIDTH = 100
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -18,10 +26,11 @@ def escape(text: str) -> str:
     return rich_escape(text)
 
 
-def finding_line(finding, color: bool = False, root=None) -> str:
+def finding_line(finding, color: bool = False, root=None, advice=None) -> str:
     where = f"{shown_path(finding.file, root)}:{finding.line or 0}"
     severity = str(finding.severity)
-    message, focus = printable(finding.message), printable(finding.focus)
+    message = printable(advice.message if advice is not None else finding.message)
+    focus = printable(finding.focus)
     if color:
         severity = f"[{_STYLE[finding.severity]}]{severity}[/]"
         return f"[bold]{escape(where)}[/]: [bold]{finding.rule}[/] {severity} {escape(message)} [dim]({escape(focus)})[/]"
@@ -44,13 +53,65 @@ def summary_line(report: Report) -> str:
     return f"{head}: {', '.join(parts)}."
 
 
+def _cells(text: str) -> int:
+    """How many terminal cells ``text`` takes (wide East Asian characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _window(text: str, start: int | None, end: int | None) -> tuple[str, int | None, int | None]:
+    """The line cut to EXCERPT_WIDTH characters around the span, with ellipses where cut."""
+    if len(text) <= EXCERPT_WIDTH:
+        return text, start, end
+    if start is None:
+        return text[:EXCERPT_WIDTH - 1] + "…", None, None
+    end = min(end, start + EXCERPT_WIDTH - 2)
+    left = max(0, min(start - 10, end + 12 - (EXCERPT_WIDTH - 2)))
+    right = min(len(text), left + EXCERPT_WIDTH - 2)
+    head = "…" if left > 0 else ""
+    tail = "…" if right < len(text) else ""
+    return head + text[left:right] + tail, start - left + len(head), end - left + len(head)
+
+
+def detail_lines(finding, advice, excerpt, color: bool = False) -> list[str]:
+    """The lines under a finding: its source line with the term at fault marked, the accepted
+    values or the nearest one, and the help line (the fix and the rule's page)."""
+    out: list[str] = []
+    if excerpt is not None:
+        gutter = " " * len(str(excerpt.lines[-1][0]))
+        out.append(f"{gutter} |")
+        shown_lines = list(excerpt.lines)
+        if len(shown_lines) > 4:
+            # A triple spread over many lines: where it opens, and the lines that hold the term.
+            shown_lines = [shown_lines[0], None, *shown_lines[-2:]]
+        for index, item in enumerate(shown_lines):
+            if item is None:
+                out.append(f"{gutter} | …")
+                continue
+            number, line = item
+            last = index == len(shown_lines) - 1
+            text, start, end = _window(line, excerpt.start if last else None, excerpt.end if last else None)
+            shown = printable(text)
+            out.append(f"{number:>{len(gutter)}} | {escape(shown) if color else shown}")
+            if last and start is not None:
+                pad = _cells(printable(text[:start]))
+                marks = "^" * max(1, _cells(printable(text[start:end])))
+                out.append(f"{gutter} | {' ' * pad}{f'[bold red]{marks}[/]' if color else marks}")
+        out.append(f"{gutter} |")
+    if advice is None:
+        return out
+    out += [escape(printable("= " + line)) if color else printable("= " + line) for line in advice.lines()]
+    return out
+
+
 def render(report: Report, output) -> str:
     color, root = output.color, output.root
+    concise = output.format == "concise"
     lines: list[str] = []
     if report.about:
         lines += [finding_line(f, color, root) for f in report.findings]
         lines.append(summary_line(report))
         return "\n".join(lines)
+    sources = {} if concise else excerpts(report.findings)
     for (file, trace), group in groupby(report.findings, key=lambda f: (f.file, f.trace)):
         shown = shown_path(file, root)
         model = report.trace_models.get(trace) if trace else None
@@ -59,7 +120,10 @@ def render(report: Report, output) -> str:
             label += f" (trace model of TrustGraph {model})"
         lines.append(f"[bold]{escape(label)}[/]" if color else label)
         for finding in group:
-            lines.append("  " + finding_line(finding, color, root))
+            advice = advise(finding)
+            lines.append("  " + finding_line(finding, color, root, advice))
+            if not concise:
+                lines += ["    " + line for line in detail_lines(finding, advice, sources.get(finding), color)]
     lines.append(summary_line(report))
     if report.gate_off:
         notice = f"warning: {printable(report.gate_off)}."

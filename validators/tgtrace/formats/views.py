@@ -64,28 +64,96 @@ def _findings_cell(counts: dict) -> Text:
     return text or Text("-", style="green")
 
 
-def render_list(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
-                root=None) -> str:
-    if fmt == "json":
-        return json_text([v.summary() for v in views])
-    console, buffer = _console(color, width)
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for name, justify in (("trace", "left"), ("pattern", "left"), ("model", "left"), ("question", "left"),
-                          ("started", "left"), ("steps", "right"), ("llm", "right"), ("tool", "right"),
-                          ("tokens in/out", "right"), ("llm model", "left"), ("termination", "left"),
-                          ("answered", "left"), ("findings", "left")):
-        table.add_column(name, justify=justify, overflow="fold" if name == "question" else "ellipsis",
-                         max_width=40 if name == "question" else None, no_wrap=name != "question")
+# The list's columns in the order shown, and the order in which they give way when the terminal
+# is too narrow for all of them (the highest number first); trace, question and findings stay.
+_LIST_COLUMNS = (("trace", "left", 0), ("file", "left", 0), ("pattern", "left", 0), ("model", "left", 5),
+                 ("question", "left", 0), ("started", "left", 6), ("steps", "right", 4), ("llm", "right", 9),
+                 ("tool", "right", 8), ("tokens in/out", "right", 10), ("llm model", "left", 11),
+                 ("termination", "left", 7), ("answered", "left", 3), ("findings", "left", 0))
+# The question gets what the other columns leave, at least this much and at most the longer.
+_QUESTION = (20, 60)
+
+
+def list_width() -> int:
+    """The width the list fits: $COLUMNS, else the terminal's, else (a pipe) wide enough for
+    every column."""
+    return shutil.get_terminal_size((220, 24)).columns
+
+
+def _list_rows(views: list[TraceView], root=None) -> list[dict]:
+    # A trace found in several files (extraction.json and extraction.nq) is one row per file:
+    # the file column says which is which.
+    files_of: dict = {}
+    for view in views:
+        files_of.setdefault(view.trace, set()).add(view.file)
+    repeated = any(len(files) > 1 for files in files_of.values())
+    rows = []
     for view in views:
         tokens = "" if view.tokens_in is None and view.tokens_out is None else \
             f"{view.tokens_in or 0}/{view.tokens_out or 0}"
         nested = sum(1 for _ in view.subtraces())
-        trace = short_iri(view.trace) + (f" (+{nested} sub)" if nested else "")
-        table.add_row(trace, view.pattern, printable(view.trace_model or ""), printable(view.question or ""),
-                      printable((view.started or "").replace("T", " ")[:16]), str(view.step_count),
-                      _ms(view.llm_ms), _ms(view.tool_ms), tokens, printable(", ".join(view.models)),
-                      printable(view.termination or ""),
-                      {True: "yes", False: "no", None: "-"}[view.answered], _findings_cell(view.counts()))
+        rows.append({
+            "trace": short_iri(view.trace) + (f" (+{nested} sub)" if nested else ""),
+            "file": shown_path(view.file, root) if repeated else "",
+            "pattern": view.pattern, "model": printable(view.trace_model or ""),
+            "question": printable(" ".join((view.question or "").split())),
+            "started": printable((view.started or "").replace("T", " ")[:16]), "steps": str(view.step_count),
+            "llm": _ms(view.llm_ms), "tool": _ms(view.tool_ms), "tokens in/out": tokens,
+            "llm model": printable(", ".join(view.models)), "termination": printable(view.termination or ""),
+            "answered": {True: "yes", False: "no", None: ""}[view.answered],
+            "findings": _findings_cell(view.counts()),
+        })
+    return rows
+
+
+def _cell_width(value) -> int:
+    return value.cell_len if isinstance(value, Text) else len(value)
+
+
+def _chosen_columns(rows: list[dict], width: int) -> dict[str, int]:
+    """The columns that have a value in some row, less those that give way to fit ``width``,
+    each with the width it gets: its widest cell, the question what is left (within _QUESTION),
+    and when even that is too wide, the file and the trace cut down."""
+    kept = [(name, drop) for name, _, drop in _LIST_COLUMNS
+            if name in ("trace", "question", "findings") or any(_cell_width(row[name]) for row in rows)]
+    widths = {name: max([len(name), *(_cell_width(row[name]) for row in rows)]) for name, _ in kept}
+
+    def others() -> int:
+        # Each column is padded by one space either side, except at the table's edges.
+        return sum(w for n, w in widths.items() if n != "question") + 2 * (len(widths) - 1)
+
+    question = widths["question"]
+    widths["question"] = min(question, _QUESTION[0])
+    for name, drop in sorted(kept, key=lambda item: -item[1]):
+        if others() + widths["question"] <= width or not drop:
+            break
+        del widths[name]
+    for name in ("file", "trace"):
+        over = others() + widths["question"] - width
+        if over > 0 and name in widths:
+            widths[name] = max(12, widths[name] - over)
+    widths["question"] = max(_QUESTION[0], min(question, _QUESTION[1], width - others()))
+    return widths
+
+
+def render_list(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
+                root=None) -> str:
+    if fmt == "json":
+        return json_text([v.summary() for v in views])
+    width = width or list_width()
+    console, buffer = _console(color, width)
+    rows = _list_rows(views, root)
+    columns = _chosen_columns(rows, width)
+    table = Table(box=None, header_style="bold", pad_edge=False, expand=False)
+    justify = {name: how for name, how, _ in _LIST_COLUMNS}
+    for name, size in columns.items():
+        # One line a row: a long question is cut with an ellipsis (show prints it whole).
+        table.add_column(name, justify=justify[name], overflow="ellipsis", no_wrap=True, width=size)
+    for row in rows:
+        if "file" in columns and len(row["file"]) > columns["file"]:
+            # A path keeps its end, the file's name.
+            row["file"] = "…" + row["file"][len(row["file"]) - columns["file"] + 1:]
+        table.add_row(*(row[name] for name in columns))
     console.print(table)
     files = len({v.file for v in views})
     console.print(f"{len(views)} trace{'s' if len(views) != 1 else ''} in {files} file{'s' if files != 1 else ''}.")

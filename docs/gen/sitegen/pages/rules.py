@@ -1,6 +1,10 @@
-"""The rule reference: every rule by family, with its explanation and a failing example; and the rule lists of the concept pages."""
+"""The rule reference: an index of every rule by family, one page per rule at a stable address
+(rules/T001/, as the linter's help links name it) with its explanation and a failing example; and
+the rule lists of the concept pages."""
 
 from __future__ import annotations
+
+import re
 
 from tgtrace import resources
 from tgtrace.explain import explain_rule
@@ -10,6 +14,16 @@ from .. import faults
 from ..context import Context
 
 SRC = "rules/index.md"
+
+
+def rule_src(code: str) -> str:
+    """The rule's own page: rules/T001/index.md, served as rules/T001/ (``Rule.page``)."""
+    return f"rules/{code}/index.md"
+
+
+def page_list() -> list[str]:
+    """Every rule's page, in code order (the nav lists them under the index)."""
+    return [rule_src(code) for code in all_rules()]
 
 
 def check(context: Context) -> list[str]:
@@ -64,19 +78,25 @@ def rule_body(context: Context, rule, src: str) -> str:
 
 
 def pages(context: Context, lint=None, render=None) -> dict[str, str]:
-    """The rule reference; ``lint`` and ``render`` (the linter's) show what it prints for each failing example."""
+    """The rule index and a page per rule; ``lint`` and ``render`` (the linter's) show what it
+    prints for each failing example."""
     rules = all_rules()
     sections = []
+    out = {}
     for name, family in families().items():
-        entries = []
-        for rule in (r for r in rules.values() if r.family == name):
+        members = [r for r in rules.values() if r.family == name]
+        sections.append((name, family, members))
+        for rule in members:
+            src = rule_src(rule.code)
             example = None
             if rule.fault is not None:
                 example = faults.build_example(rule, context.examples_dir, lint=lint, render=render)
-            entries.append((rule, rule_body(context, rule, SRC), example))
-        sections.append((name, family, entries))
-    return {SRC: context.render("rules-index.md.j2", SRC, rules=rules.values(), sections=sections,
-                                shapes_files=[path.name for path in resources.shapes_paths()])}
+            # On its own page a rule's sections are the page's own: level 2.
+            body = re.sub(r"(?m)^#### ", "## ", rule_body(context, rule, src))
+            out[src] = context.render("rule.md.j2", src, rule=rule, body=body, example=example)
+    out[SRC] = context.render("rules-index.md.j2", SRC, rules=rules.values(), sections=sections,
+                              shapes_files=[path.name for path in resources.shapes_paths()])
+    return out
 
 
 def families_directive(context: Context, args, options, src: str) -> str:
