@@ -190,7 +190,7 @@ def test_cli_statistics_and_min_coverage(traces):
     assert code == 1 and f"ontology coverage {low:.1f}% is below the minimum" in err
     assert cli("lint", "--min-coverage", str(low - 1), "traces/graph-rag.nq")[0] == 0
     code, _, err = cli("lint", "--statistics", "--format", "sarif", "traces/graph-rag.nq")
-    assert code == 2 and "--statistics prints text, json or github, not sarif" in err
+    assert code == 2 and "--statistics prints text, concise, json or github, not sarif" in err
 
 
 def test_cli_rule_and_rules():

@@ -52,6 +52,40 @@ def test_an_internal_error_exits_3_with_one_line(monkeypatch):
     assert debug.exit_code == 3 and "Traceback" in debug.stderr and "engine exploded" in debug.stderr
 
 
+def test_every_error_a_user_can_act_on_derives_from_the_one_base():
+    import importlib
+    import pkgutil
+
+    import tgtrace
+    from tgtrace.errors import TgTraceError
+
+    classes = set()
+    for module in pkgutil.walk_packages(tgtrace.__path__, "tgtrace."):
+        if module.name.endswith(("cluster", "pytest_plugin")):
+            continue  # Dask and pytest: optional, and neither defines an exception
+        loaded = importlib.import_module(module.name)
+        classes |= {value for value in vars(loaded).values() if isinstance(value, type)
+                    and issubclass(value, Exception) and value.__module__ == module.name}
+    assert len(classes) >= 11
+    assert [c.__qualname__ for c in classes if not issubclass(c, TgTraceError)] == []
+
+
+def test_a_new_error_of_the_base_exits_with_its_status_and_one_escaped_line(monkeypatch):
+    from tgtrace.errors import TgTraceError
+
+    class Unforeseen(TgTraceError):
+        """An error no list of the command line names."""
+
+    def refuse(*_args, **_kwargs):
+        raise Unforeseen(f"trace{ESCAPE}.nq: refused")
+
+    monkeypatch.setattr(api, "lint", refuse)
+    result = CliRunner().invoke(main, ["lint", str(EXAMPLES / "graph-rag.nq"), "--no-config"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("tg-trace: trace") and "refused" in result.stderr
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+
+
 def test_a_run_with_no_trace_fails_unless_allowed(tmp_path):
     other = tmp_path / "other.nq"
     other.write_text("<http://example.org/a> <http://example.org/b> <http://example.org/c> .\n")

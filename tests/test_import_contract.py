@@ -23,7 +23,7 @@ PACKAGE = ROOT / "validators" / "tgtrace"
 
 # Lowest first. A package's own ``__init__`` is named by the package.
 FLOORS: dict[str, tuple[str, ...]] = {
-    "ground": ("namespaces", "escaping", "guarded", "model", "graph", "resources"),
+    "ground": ("errors", "namespaces", "escaping", "guarded", "model", "graph", "resources"),
     "loaders": ("loaders", "loaders.base", "loaders.wire", "loaders.objects", "loaders.trustgraph",
                 "loaders.ranges", "loaders.losses", "loaders.excerpt", "stream", "pieces", "gateway"),
     "rules": ("shapes", "vocabulary", "generations", "rules", "explain", "bundle", "advice"),

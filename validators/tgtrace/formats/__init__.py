@@ -16,7 +16,7 @@ from dataclasses import replace
 from ..escaping import safe_json, safe_layout
 from ..files import write_atomic
 from ..model import Report
-from ..settings import Output
+from ..settings import Output, SettingsError
 from .common import Format
 
 # A format's module is imported when a run writes that format (html loads the trace views and
@@ -47,6 +47,13 @@ def default_format(environ=os.environ) -> str:
     return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
+def refuse_statistics(name: str) -> None:
+    """Raise for --statistics with a format that cannot show them (the registry says which can)."""
+    if not FORMATS[name].statistics:
+        able = [f.name for f in FORMATS.values() if f.statistics]
+        raise SettingsError(f"--statistics prints {', '.join(able[:-1])} or {able[-1]}, not {name}")
+
+
 def render(report: Report, output: Output | str = "text", **options) -> str:
     """The report in one format: ``output`` is an Output, or a format name with Output's fields.
     Whatever the writer left of the input's unsafe characters is escaped here, for every format."""
@@ -62,8 +69,7 @@ def render(report: Report, output: Output | str = "text", **options) -> str:
 
 def _render(report: Report, output: Output, chosen: Format) -> str:
     if output.statistics:
-        if not chosen.statistics:
-            raise ValueError(f"--statistics prints text or json, not {output.format}")
+        refuse_statistics(output.format)
         head = (_writer(chosen.module).render(report, replace(output, statistics=False))
                 if output.format == "github" else "")
         return head + _writer("statistics").render(report, as_json=output.format == "json")
