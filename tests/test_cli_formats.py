@@ -26,12 +26,13 @@ from formats_support import (  # noqa: F401 (traces is a fixture)
     traces,
 )
 from tgtrace.cli import main
+from tgtrace.formats import FORMATS
 from tgtrace.explain import explain_rule, list_rules
 from tgtrace.namespaces import TG
 from tgtrace.rules import all_rules
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github", "gitlab", "markdown"])
+@pytest.mark.parametrize("fmt", list(FORMATS))
 def test_every_format_on_clean_and_faulty_traces(traces, fmt):
     code, clean, _ = cli("lint", "--format", fmt, "traces/graph-rag.nq", "traces/graph-rag.json")
     assert code == 0
