@@ -27,7 +27,7 @@ from formats_support import (  # noqa: F401 (traces is a fixture)
 )
 from tgtrace.cli import main
 from tgtrace.formats import FORMATS
-from tgtrace.explain import explain_rule, list_rules
+from tgtrace.rulehelp import explain_rule, list_rules
 from tgtrace.namespaces import TG
 from tgtrace.rules import all_rules
 

@@ -13,10 +13,10 @@ from dataclasses import replace
 
 import click
 
-from . import api, config, explore, selfcheck
+from . import api, config, selfcheck, traceviews
 from .baseline import Baseline
 from .escaping import message, printable
-from .explain import explain_rule, list_rules
+from .rulehelp import explain_rule, list_rules
 from .errors import TgTraceError
 from .files import refuse_inputs, write_atomic
 from .formats import FORMATS, default_format, emit, refuse_statistics
@@ -82,10 +82,10 @@ def _cluster():
 
 
 def _view_formats():
-    """The text and JSON of list and show (formats.views), imported by those commands only: it loads
+    """The text and JSON of list and show (formats.listshow), imported by those commands only: it loads
     rich's console, tables and trees. (views imports nothing of cli: no cycle.)"""
-    from .formats import views
-    return views
+    from .formats import listshow
+    return listshow
 
 
 def _split(values) -> list[str]:
@@ -425,8 +425,8 @@ def _view_settings(config_file, no_config, one_capture=None):
 
 def _views(paths, trace, config_file, no_config, one_capture=None) -> tuple[list, object]:
     settings = _view_settings(config_file, no_config, one_capture)
-    only = (lambda iri: explore.matches(iri, trace)) if trace else None
-    views = explore.explore(*paths, settings=settings, only=only)
+    only = (lambda iri: traceviews.matches(iri, trace)) if trace else None
+    views = traceviews.explore(*paths, settings=settings, only=only)
     if trace and not views:
         raise UsageProblem(f"{', '.join(paths)}: no trace matches {trace!r} ('tg-trace list' shows the traces)")
     return views, settings
@@ -476,7 +476,7 @@ _SORTS = {
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               help="text: a table; json: one object per trace (trace, pattern, question, started, steps, ...).")
-@click.option("--pattern", "patterns", multiple=True, type=click.Choice(explore.PATTERNS),
+@click.option("--pattern", "patterns", multiple=True, type=click.Choice(traceviews.PATTERNS),
               help="Only traces of this pattern (repeatable).")
 @click.option("--has-findings", is_flag=True, help="Only traces with at least one finding.")
 @click.option("--since", metavar="DATE", default=None,
@@ -508,16 +508,16 @@ def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, co
         cluster.require(settings.cluster, settings.trust_network)
         views = cluster.rows(*paths, settings=replace(settings, one_capture=True))
     else:
-        views = explore.rows(*paths, settings=settings)
+        views = traceviews.rows(*paths, settings=settings)
     if patterns:
         views = [v for v in views if v.pattern in patterns]
     if has_findings:
         views = [v for v in views if any(v.counts().values())]
     if since:
-        start = explore.parse_time(since)
+        start = traceviews.parse_time(since)
         if start is None:
             raise UsageProblem(f"--since: {since!r} is not an ISO date or time (2026-08-05, 2026-08-05T10:00)")
-        views = [v for v in views if (t := explore.parse_time(v.started)) is not None and t >= start]
+        views = [v for v in views if (t := traceviews.parse_time(v.started)) is not None and t >= start]
     views.sort(key=_SORTS[sort_key], reverse=reverse)
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")

@@ -49,7 +49,7 @@ import pyoxigraph as ox
 
 from . import graph as tg
 from .api import InputResult, check_graph, report_of
-from .explore import TraceRow, capture_order, capture_views
+from .traceviews import TraceRow, capture_order, capture_views
 from .graph import StatementPlaces, TraceGraph
 from .loaders import InputError
 from .loaders import ranges
@@ -305,7 +305,7 @@ def lint(*sources, settings: Settings, client=None, chunk: int | None = None, st
 def rows(*sources, settings: Settings, client=None, chunk: int | None = None,
          stats: dict | None = None) -> list[TraceRow]:
     """The `tg-trace list` rows of ``sources`` read as one capture, built on the cluster where
-    their traces are linted: the rows of one process (``explore.rows`` with one_capture)."""
+    their traces are linted: the rows of one process (``traceviews.rows`` with one_capture)."""
     _, batches = _on_cluster(sources, settings, client, chunk, stats, _rows)
     return sorted((TraceRow(row) for batch in batches for row in batch), key=capture_order)
 

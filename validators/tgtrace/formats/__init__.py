@@ -3,7 +3,10 @@
 Each format is a module here with a writer, ``render(report, output) -> str``, where
 ``output`` is the run's :class:`tgtrace.settings.Output`. Adding a format is a module here
 and its entry in :data:`FORMATS` (name, one-line help, module); the CLI's ``--format``
-choices, its help and the docs follow from this registry.
+choices, its help, the docs pages, the README's list and the shared tests follow from this
+registry. Every module here writes an output: the registered formats, and the outputs of the other
+commands (``listshow`` for list and show, ``diagram`` for graph, ``live`` and ``metrics`` for
+watch, ``rdf`` for convert); ``common`` is what the writers share.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            statistics=True),
     Format("gitlab", "GitLab Code Quality JSON for merge requests (artifacts:reports:codequality)", "gitlab",
            syntax="json"),
-    Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "summary"),
+    Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "markdown"),
     Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact", "html"),
 )}
 
@@ -89,6 +92,6 @@ def emit(report: Report, output: Output, stdout=None) -> None:
     elif text_:
         stdout.write(text_ if text_.endswith("\n") else text_ + "\n")
     if output.summary == "-":
-        stdout.write(safe_layout(_writer("summary").render(report, output)) + "\n")
+        stdout.write(safe_layout(_writer("markdown").render(report, output)) + "\n")
     elif output.summary:
-        write_atomic(output.summary, safe_layout(_writer("summary").render(report, output)) + "\n", append=True)
+        write_atomic(output.summary, safe_layout(_writer("markdown").render(report, output)) + "\n", append=True)

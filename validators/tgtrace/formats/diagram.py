@@ -14,7 +14,7 @@ import subprocess
 
 from ..errors import TgTraceError
 from ..escaping import bounded, message, printable
-from ..explore import TraceView
+from ..traceviews import TraceView
 from ..model import Severity
 
 FONT = "Helvetica,Arial,sans-serif"
