@@ -426,7 +426,7 @@ def _view_settings(config_file, no_config, one_capture=None):
 def _views(paths, trace, config_file, no_config, one_capture=None) -> tuple[list, object]:
     settings = _view_settings(config_file, no_config, one_capture)
     only = (lambda iri: traceviews.matches(iri, trace)) if trace else None
-    views = traceviews.explore(*paths, settings=settings, only=only)
+    views = traceviews.build(*paths, settings=settings, only=only)
     if trace and not views:
         raise UsageProblem(f"{', '.join(paths)}: no trace matches {trace!r} ('tg-trace list' shows the traces)")
     return views, settings

@@ -52,14 +52,14 @@ def overview_directive(context: Context, args, options, src: str) -> str:
         trace = context.pattern_examples.get(slug)
         if trace is None:
             raise SiteError(f"{src}: no example of the {pattern.title} pattern")
-        (view,) = traceviews.explore(_path(context, trace.name))
+        (view,) = traceviews.build(_path(context, trace.name))
         chains.append((pattern.title, view))
     return _inline(context, "patterns-overview", diagram.render_svg(diagram.chains_dot(chains)))
 
 
 def show_directive(context: Context, args, options, src: str) -> str:
     """<!-- tgdocs:show EXAMPLE -->: what `tg-trace show examples/EXAMPLE` prints, as a picture."""
-    found = traceviews.explore(_path(context, args[0]))
+    found = traceviews.build(_path(context, args[0]))
     if not found:
         raise SiteError(f"{src}: examples/{args[0]} holds no trace")
     svg = listshow.render_show(found, "svg", width=int(options.get("width", 100)))
