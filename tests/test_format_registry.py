@@ -89,3 +89,15 @@ def test_the_readme_names_every_registered_format_in_order():
     match = re.search(r"reports in every\s+`--format`:(.*?)\.\n", text, re.S)
     assert match, "the README's sentence listing the output formats is gone"
     assert re.findall(r"`([\w-]+)`", match.group(1)) == list(FORMATS)
+
+
+def test_statistics_are_refused_once_from_the_registry(hostile_report):
+    from tgtrace.settings import SettingsError
+
+    able = [name for name, registered in FORMATS.items() if registered.statistics]
+    for name in FORMATS:
+        if name in able:
+            continue
+        with pytest.raises(SettingsError) as refused:
+            render(hostile_report, Output(format=name, statistics=True))
+        assert str(refused.value) == f"--statistics prints {', '.join(able[:-1])} or {able[-1]}, not {name}"
