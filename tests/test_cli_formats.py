@@ -26,12 +26,13 @@ from formats_support import (  # noqa: F401 (traces is a fixture)
     traces,
 )
 from tgtrace.cli import main
-from tgtrace.explain import explain_rule, list_rules
+from tgtrace.formats import FORMATS
+from tgtrace.rulehelp import explain_rule, list_rules
 from tgtrace.namespaces import TG
 from tgtrace.rules import all_rules
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github", "gitlab", "markdown"])
+@pytest.mark.parametrize("fmt", list(FORMATS))
 def test_every_format_on_clean_and_faulty_traces(traces, fmt):
     code, clean, _ = cli("lint", "--format", fmt, "traces/graph-rag.nq", "traces/graph-rag.json")
     assert code == 0
@@ -190,7 +191,7 @@ def test_cli_statistics_and_min_coverage(traces):
     assert code == 1 and f"ontology coverage {low:.1f}% is below the minimum" in err
     assert cli("lint", "--min-coverage", str(low - 1), "traces/graph-rag.nq")[0] == 0
     code, _, err = cli("lint", "--statistics", "--format", "sarif", "traces/graph-rag.nq")
-    assert code == 2 and "--statistics prints text, json or github, not sarif" in err
+    assert code == 2 and "--statistics prints text, concise, json or github, not sarif" in err
 
 
 def test_cli_rule_and_rules():

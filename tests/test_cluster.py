@@ -16,7 +16,7 @@ from click.testing import CliRunner
 import tgtrace
 from capture_support import corpus, cut, moved, rows
 from conftest import EXAMPLES
-from tgtrace import cluster, explore
+from tgtrace import cluster, traceviews
 from tgtrace.cli import main
 from tgtrace.graph import TraceGraph, key
 from tgtrace.loaders import InputError
@@ -157,10 +157,10 @@ def listed(rows, parts=None) -> list[dict]:
 def test_list_rows_of_a_cut_example_are_those_of_one_process(source: Path, tmp_path: Path, client):
     parts = cut(source, tmp_path, parts=4, seed=5)
     names = [str(p) for p, _ in parts]
-    alone = explore.rows(*names, settings=ONE_CAPTURE)
+    alone = traceviews.rows(*names, settings=ONE_CAPTURE)
     spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=CHUNK)
     assert listed(spread) == listed(alone)
-    whole = explore.rows(str(source), settings=Settings(fail_on=None))
+    whole = traceviews.rows(str(source), settings=Settings(fail_on=None))
     assert listed(spread, parts) == listed(whole, [(source, 0)])
 
 
@@ -170,8 +170,8 @@ def test_list_rows_of_the_corpus_cut_in_eight_parts(tmp_path: Path, client):
     names = [str(p) for p, _ in parts]
     spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=400_000)
     assert any(any(r.counts().values()) for r in spread)
-    assert listed(spread) == listed(explore.rows(*names, settings=ONE_CAPTURE))
-    assert listed(spread, parts) == listed(explore.rows(str(source), settings=ONE_CAPTURE), [(source, 0)])
+    assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))
+    assert listed(spread, parts) == listed(traceviews.rows(str(source), settings=ONE_CAPTURE), [(source, 0)])
 
 
 def test_cli_list_on_a_local_cluster(tmp_path: Path):
@@ -246,4 +246,4 @@ def test_cuts_inside_a_trace_of_every_pattern(tmp_path: Path, client):
     assert report.traces.keys() == whole.traces.keys()
     assert report.triples == whole.triples
     spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=1 << 30)
-    assert listed(spread) == listed(explore.rows(*names, settings=ONE_CAPTURE))
+    assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))

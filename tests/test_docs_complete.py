@@ -257,3 +257,13 @@ def test_trace_models_page_shows_every_model_and_release(site, pages):
     assert graph_rag.count("<svg") == len(GENERATIONS)
     # Older traces link steps by prov:wasGeneratedBy; the drawings show it.
     assert "prov:wasGeneratedBy" in graph_rag
+
+
+def test_the_docs_list_every_registered_output_format(pages):
+    from tgtrace.formats import FORMATS
+
+    ci, linting = (" ".join(_text(pages[name]).split()) for name in ("ci.html", "linting.html"))
+    for name, registered in FORMATS.items():
+        assert f"{name} {registered.help}" in ci, f"ci.html's table of formats leaves out {name}"
+    listed = re.search(r"--format is one of (.*?) \(", linting)
+    assert listed and re.findall(r"[\w-]+", listed.group(1).replace(" and ", " ")) == list(FORMATS)

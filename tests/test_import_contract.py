@@ -23,16 +23,16 @@ PACKAGE = ROOT / "validators" / "tgtrace"
 
 # Lowest first. A package's own ``__init__`` is named by the package.
 FLOORS: dict[str, tuple[str, ...]] = {
-    "ground": ("namespaces", "escaping", "guarded", "model", "graph", "resources"),
+    "ground": ("errors", "namespaces", "escaping", "guarded", "model", "graph", "resources"),
     "loaders": ("loaders", "loaders.base", "loaders.wire", "loaders.objects", "loaders.trustgraph",
                 "loaders.ranges", "loaders.losses", "loaders.excerpt", "stream", "pieces", "gateway"),
-    "rules": ("shapes", "vocabulary", "generations", "rules", "explain", "bundle", "advice"),
+    "rules": ("shapes", "vocabulary", "generations", "rules", "rulehelp", "bundle", "advice"),
     "engines": ("engines", "engines.components", "engines.fast", "engines.paths", "engines.sparql",
                 "engines.shacl"),
-    "report": ("settings", "config", "baseline", "coverage", "api", "explore", "cluster", "watch", "selfcheck"),
+    "report": ("settings", "config", "baseline", "coverage", "api", "traceviews", "cluster", "watch", "selfcheck"),
     "formats": ("files", "formats", "formats.common", "formats.diagram", "formats.github", "formats.gitlab",
-                "formats.html", "formats.json", "formats.junit", "formats.live", "formats.metrics", "formats.rdf",
-                "formats.sarif", "formats.statistics", "formats.summary", "formats.text", "formats.views"),
+                "formats.html", "formats.json", "formats.junit", "formats.listshow", "formats.live", "formats.markdown", "formats.metrics", "formats.rdf",
+                "formats.sarif", "formats.statistics", "formats.text"),
     "faces": ("", "cli", "testing", "pytest_plugin"),
 }
 

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import EXAMPLES
-from tgtrace import explore
+from tgtrace import traceviews
 from tgtrace.cli import main
 
 # The last Observation of one ReAct trace, and a Question of another trace.
@@ -67,13 +67,13 @@ def test_each_trace_shows_the_findings_a_whole_file_lint_reports(capture, monkey
     traces = [row["trace"] for row in json.loads(invoke("list", capture, "--format", "json").output)]
     assert len(traces) == 19
     linted: list[int] = []
-    check_graph = explore.check_graph
+    check_graph = traceviews.check_graph
 
     def counting(graph, settings):
         linted.append(sum(1 for _ in graph.triples()))
         return check_graph(graph, settings)
 
-    monkeypatch.setattr(explore, "check_graph", counting)
+    monkeypatch.setattr(traceviews, "check_graph", counting)
     total = sum(1 for line in capture.read_text().splitlines() if line.strip())
     rules = set()
     for trace in traces:

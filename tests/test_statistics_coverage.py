@@ -8,7 +8,7 @@ from collections import Counter
 
 from formats_support import AGENT, finding, report  # noqa: F401 (report is a fixture)
 from tgtrace.coverage import coverage, ontology_terms, statistics
-from tgtrace.explain import curie, explain_rule, list_rules
+from tgtrace.rulehelp import curie, explain_rule, list_rules
 from tgtrace.formats.statistics import coverage_dict
 from tgtrace.model import Report
 from tgtrace.namespaces import TG

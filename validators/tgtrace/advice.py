@@ -12,7 +12,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from .explain import curie
+from .rulehelp import curie
 from .model import Finding
 from .namespaces import RDF_TYPE, TG, TGL
 from .rules import Rule, all_rules

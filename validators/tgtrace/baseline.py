@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .errors import TgTraceError
 from .escaping import json_text
 from .guarded import BASELINE_LIMIT, GuardedReadError, read_guarded
 from .model import Finding, Report
@@ -23,7 +24,7 @@ from .model import Finding, Report
 FORMAT_VERSION = 1
 
 
-class BaselineError(ValueError):
+class BaselineError(TgTraceError, ValueError):
     """A baseline file that cannot be read; the message names the file."""
 
 

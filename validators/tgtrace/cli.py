@@ -13,32 +13,29 @@ from dataclasses import replace
 
 import click
 
-from . import api, config, explore, selfcheck
-from .baseline import Baseline, BaselineError
+from . import api, config, selfcheck, traceviews
+from .baseline import Baseline
 from .escaping import message, printable
-from .explain import explain_rule, list_rules
-from .files import OutputError, refuse_inputs, write_atomic
-from .formats import FORMATS, default_format, emit
+from .rulehelp import explain_rule, list_rules
+from .errors import TgTraceError
+from .files import refuse_inputs, write_atomic
+from .formats import FORMATS, default_format, emit, refuse_statistics
 from .formats import diagram, live
 from .formats.common import plural
-from .loaders import INPUT_FORMATS, InputError, expand_paths, load
+from .loaders import INPUT_FORMATS, expand_paths, load
 from .model import Report, Severity
-from .rules import UnknownRule, get_rule
-from .resources import TurtleError
-from .settings import ENGINES, Output, SettingsError
-from .shapes import ShapesError
+from .rules import get_rule
+from .settings import ENGINES, Output
 
 # click: the de facto Python CLI library; its help text also feeds the docs site's CLI reference.
 
 ISSUES = "https://github.com/trustgraph-ai/trustgraph-ontology/issues"
-# Problems with the command or its input: one line, exit 2. Anything else is a bug: exit 3.
-USAGE_ERRORS = (InputError, SettingsError, ShapesError, TurtleError, BaselineError, OutputError, UnknownRule)
 
 
-class UsageProblem(click.ClickException):
-    """A one-line problem with the command or its input; exit code 2."""
+class UsageProblem(TgTraceError, click.ClickException):
+    """A one-line problem with the command or its input, found by the command line itself; exit code 2."""
 
-    exit_code = 2
+    exit_code = TgTraceError.exit_code
 
     def show(self, file=None) -> None:
         # Escaped here too, whatever raised it: a message may quote a path or the input.
@@ -85,10 +82,10 @@ def _cluster():
 
 
 def _view_formats():
-    """The text and JSON of list and show (formats.views), imported by those commands only: it loads
+    """The text and JSON of list and show (formats.listshow), imported by those commands only: it loads
     rich's console, tables and trees. (views imports nothing of cli: no cycle.)"""
-    from .formats import views
-    return views
+    from .formats import listshow
+    return listshow
 
 
 def _split(values) -> list[str]:
@@ -96,17 +93,19 @@ def _split(values) -> list[str]:
 
 
 class _Commands(click.Group):
-    """The exit contract, enforced once for every command: 2 and one line for a usage or
-    input problem, 3 and one line for anything unexpected (the traceback with --debug)."""
+    """The exit contract, enforced once for every command: one line and its exit status (2) for
+    a TgTraceError, a problem with the command or its input; one line and 3 for anything else,
+    a bug (the traceback with --debug)."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except USAGE_ERRORS as exc:
-            shown = f"shapes: {exc}" if isinstance(exc, ShapesError) else str(exc)
-            raise UsageProblem(shown) from None
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
             raise
+        except TgTraceError as exc:
+            problem = UsageProblem(exc.one_line())
+            problem.exit_code = exc.exit_code
+            raise problem from None
         except Exception as exc:  # a bug: never let it pass for findings (exit 1)
             if ctx.obj and ctx.obj.get("debug"):
                 traceback.print_exc()
@@ -131,8 +130,8 @@ def main(ctx, debug) -> None:
 
 def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Output:
     fmt = fmt or default_format()
-    if statistics and not FORMATS[fmt].statistics:
-        raise UsageProblem(f"--statistics prints text, json or github, not {fmt}")
+    if statistics:
+        refuse_statistics(fmt)
     if color is None:
         color = sys.stdout.isatty() and not output_file and not os.environ.get("NO_COLOR")
     if no_summary:
@@ -426,8 +425,8 @@ def _view_settings(config_file, no_config, one_capture=None):
 
 def _views(paths, trace, config_file, no_config, one_capture=None) -> tuple[list, object]:
     settings = _view_settings(config_file, no_config, one_capture)
-    only = (lambda iri: explore.matches(iri, trace)) if trace else None
-    views = explore.explore(*paths, settings=settings, only=only)
+    only = (lambda iri: traceviews.matches(iri, trace)) if trace else None
+    views = traceviews.build(*paths, settings=settings, only=only)
     if trace and not views:
         raise UsageProblem(f"{', '.join(paths)}: no trace matches {trace!r} ('tg-trace list' shows the traces)")
     return views, settings
@@ -477,7 +476,7 @@ _SORTS = {
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               help="text: a table; json: one object per trace (trace, pattern, question, started, steps, ...).")
-@click.option("--pattern", "patterns", multiple=True, type=click.Choice(explore.PATTERNS),
+@click.option("--pattern", "patterns", multiple=True, type=click.Choice(traceviews.PATTERNS),
               help="Only traces of this pattern (repeatable).")
 @click.option("--has-findings", is_flag=True, help="Only traces with at least one finding.")
 @click.option("--since", metavar="DATE", default=None,
@@ -509,16 +508,16 @@ def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, co
         cluster.require(settings.cluster, settings.trust_network)
         views = cluster.rows(*paths, settings=replace(settings, one_capture=True))
     else:
-        views = explore.rows(*paths, settings=settings)
+        views = traceviews.rows(*paths, settings=settings)
     if patterns:
         views = [v for v in views if v.pattern in patterns]
     if has_findings:
         views = [v for v in views if any(v.counts().values())]
     if since:
-        start = explore.parse_time(since)
+        start = traceviews.parse_time(since)
         if start is None:
             raise UsageProblem(f"--since: {since!r} is not an ISO date or time (2026-08-05, 2026-08-05T10:00)")
-        views = [v for v in views if (t := explore.parse_time(v.started)) is not None and t >= start]
+        views = [v for v in views if (t := traceviews.parse_time(v.started)) is not None and t >= start]
     views.sort(key=_SORTS[sort_key], reverse=reverse)
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
@@ -572,19 +571,13 @@ def graph(path, trace, output_file, one_capture, config_file, no_config) -> None
     if kind is None:
         raise UsageProblem(f"{output_file}: name a .svg, .png or .dot file (or - for SVG on standard output)")
     if kind != "dot":
-        try:
-            diagram.graphviz()
-        except diagram.DiagramError as exc:
-            raise UsageProblem(str(exc)) from None
+        diagram.graphviz()
     refuse_inputs({"-o": None if output_file == "-" else output_file}, expand_paths([path]))
     views, settings = _views([path], trace, config_file, no_config, one_capture)
     if len(views) > 1:
         raise UsageProblem(f"{path}: holds {len(views)} traces; choose one with --trace ('tg-trace list' shows them)")
     source = diagram.trace_dot(views[0])
-    try:
-        data = source.encode() if kind == "dot" else diagram.render(source, kind)
-    except diagram.DiagramError as exc:
-        raise UsageProblem(str(exc)) from None
+    data = source.encode() if kind == "dot" else diagram.render(source, kind)
     if output_file == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -692,12 +685,9 @@ def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout,
     metrics = None
     try:
         if metrics_address:
-            from .formats.metrics import Metrics, MetricsError  # prometheus_client, for --metrics only
-            try:
-                metrics = Metrics()
-                metrics.serve(metrics_address)
-            except MetricsError as exc:
-                raise UsageProblem(str(exc)) from None
+            from .formats.metrics import Metrics  # prometheus_client, for --metrics only
+            metrics = Metrics()
+            metrics.serve(metrics_address)
         session = watching.Watch(connection, settings, found, notice, collection=collection,
                                  quiet=quiet_period, timeout=trace_timeout, record=recording, metrics=metrics,
                                  name=record or f"<flow {connection.flow}>", recorded=recorded)

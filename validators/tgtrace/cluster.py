@@ -49,7 +49,7 @@ import pyoxigraph as ox
 
 from . import graph as tg
 from .api import InputResult, check_graph, report_of
-from .explore import TraceRow, capture_order, capture_views
+from .traceviews import TraceRow, capture_order, capture_views
 from .graph import StatementPlaces, TraceGraph
 from .loaders import InputError
 from .loaders import ranges

@@ -7,8 +7,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from .errors import TgTraceError
 
-class OutputError(OSError):
+
+class OutputError(TgTraceError, OSError):
     """An output file that cannot or must not be written; the message names it."""
 
 

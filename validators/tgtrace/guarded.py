@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import stat
 
+from .errors import TgTraceError
 
-class GuardedReadError(OSError):
+
+class GuardedReadError(TgTraceError, OSError):
     """A file that must not be read as it is (a FIFO, a device, too large); the message says why."""
 
 

@@ -28,7 +28,9 @@ class Severity(enum.IntEnum):
 
 @dataclass(frozen=True, order=True)
 class Finding:
-    """One rule that fired on one node of one trace."""
+    """One rule that fired on one node of one trace: a linter finding, not the ontology's
+    ``tg:Finding`` (an entity of a trace, checked by ``FindingShape``). The name stays because it is
+    public API (``tgtrace.lint(...).findings`` holds these, and the pytest plugin and scripts name it)."""
 
     file: str | None
     line: int | None

@@ -10,6 +10,7 @@ from typing import Iterable
 import pyoxigraph as ox
 import rdflib
 
+from .errors import TgTraceError
 from .guarded import SHAPES_LIMIT, GuardedReadError, read_guarded
 from .graph import syntax_message, to_rdflib
 
@@ -54,7 +55,7 @@ def shapes_paths() -> list[Path]:
     return found
 
 
-class TurtleError(ValueError):
+class TurtleError(TgTraceError, ValueError):
     """A Turtle file that does not parse: where, and what is wrong."""
 
     def __init__(self, path: Path, line: int | None, problem: str):

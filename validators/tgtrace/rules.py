@@ -18,6 +18,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import rdflib
 
+from .errors import TgTraceError
 from .model import Severity
 from .namespaces import SH
 from .resources import shapes_graph
@@ -110,7 +111,7 @@ class Rule:
         return f"rules/{self.code}/"
 
 
-class UnknownRule(KeyError):
+class UnknownRule(TgTraceError, KeyError):
     def __init__(self, code: str, known=()):
         super().__init__(code)
         self.hint = difflib.get_close_matches(code.upper(), sorted(known), n=1)

@@ -31,6 +31,7 @@ import pyoxigraph as ox
 import rdflib
 
 from .engines.fast import Engine
+from .errors import TgTraceError
 from .model import Finding, Severity
 from .namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG, TGL
 from .resources import TurtleError, ontology_graph, ontology_path, read_turtle, shapes_graph, shapes_paths
@@ -123,7 +124,7 @@ def deprecated_terms(ontology=None) -> frozenset[str]:
 # --- Reasoning -----------------------------------------------------------------
 
 
-class ReasonerUnavailable(RuntimeError):
+class ReasonerUnavailable(TgTraceError, RuntimeError):
     """HermiT cannot run here (no Java runtime)."""
 
 

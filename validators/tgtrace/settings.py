@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 
+from .errors import TgTraceError
 from .model import Finding, Severity
 from .rules import all_rules, families
 
@@ -29,7 +30,7 @@ NEVER = "never"
 ENGINES = ("fast", "shacl")
 
 
-class SettingsError(ValueError):
+class SettingsError(TgTraceError, ValueError):
     """A bad setting; the message names where it was given (a file and key, or a flag)."""
 
 

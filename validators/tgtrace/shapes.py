@@ -23,6 +23,7 @@ from functools import cached_property
 import rdflib
 from rdflib.collection import Collection
 
+from .errors import TgTraceError
 from .namespaces import OWL, RDF, RDFS, SH, TGL
 
 _SH = rdflib.Namespace(SH)
@@ -30,8 +31,10 @@ _TGL = rdflib.Namespace(TGL)
 _RDF_TYPE = rdflib.RDF.type
 
 
-class ShapesError(ValueError):
+class ShapesError(TgTraceError, ValueError):
     """A shapes graph the engines cannot run, in one line naming the shape and what is wrong."""
+
+    topic = "shapes: "
 
 
 # SHACL Core constraint components: IRI -> (mandatory parameters, optional parameters).

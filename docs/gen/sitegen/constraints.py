@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from rdflib import RDF
 
-from tgtrace.explain import curie
+from tgtrace.rulehelp import curie
 from tgtrace.namespaces import PROV, SH
 from tgtrace.shapes import Shape, ShapesModel
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 import pyoxigraph as ox
 
-from tgtrace.explain import curie
+from tgtrace.rulehelp import curie
 from tgtrace.namespaces import RDF_TYPE
 
 from . import diagrams

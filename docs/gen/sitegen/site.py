@@ -15,7 +15,8 @@ from .context import Context, SiteError
 from .pages import changes, classes, cli, components, explore, namespaces, patterns, predicates, releases, rules
 
 _DIRECTIVE = re.compile(r"<!--\s*tgdocs:([a-z-]+)((?:\s+[^\s>]+)*)\s*-->")
-DIRECTIVES = {**classes.DIRECTIVES, **patterns.DIRECTIVES, **rules.DIRECTIVES, **explore.DIRECTIVES}
+DIRECTIVES = {**classes.DIRECTIVES, **patterns.DIRECTIVES, **rules.DIRECTIVES, **explore.DIRECTIVES,
+              **cli.DIRECTIVES}
 
 
 class Site:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from tgtrace.explain import PREFIXES
+from tgtrace.rulehelp import PREFIXES
 from tgtrace.namespaces import PROV, RDF, RDFS, TG, XSD
 
 RDF_TYPE = RDF + "type"

@@ -3,7 +3,10 @@
 Each format is a module here with a writer, ``render(report, output) -> str``, where
 ``output`` is the run's :class:`tgtrace.settings.Output`. Adding a format is a module here
 and its entry in :data:`FORMATS` (name, one-line help, module); the CLI's ``--format``
-choices, its help and the docs follow from this registry.
+choices, its help, the docs pages, the README's list and the shared tests follow from this
+registry. Every module here writes an output: the registered formats, and the outputs of the other
+commands (``listshow`` for list and show, ``diagram`` for graph, ``live`` and ``metrics`` for
+watch, ``rdf`` for convert); ``common`` is what the writers share.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import replace
 from ..escaping import safe_json, safe_layout
 from ..files import write_atomic
 from ..model import Report
-from ..settings import Output
+from ..settings import Output, SettingsError
 from .common import Format
 
 # A format's module is imported when a run writes that format (html loads the trace views and
@@ -32,7 +35,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            statistics=True),
     Format("gitlab", "GitLab Code Quality JSON for merge requests (artifacts:reports:codequality)", "gitlab",
            syntax="json"),
-    Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "summary"),
+    Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "markdown"),
     Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact", "html"),
 )}
 
@@ -45,6 +48,13 @@ def _writer(module: str):
 def default_format(environ=os.environ) -> str:
     """text, or github inside a GitHub Actions job."""
     return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def refuse_statistics(name: str) -> None:
+    """Raise for --statistics with a format that cannot show them (the registry says which can)."""
+    if not FORMATS[name].statistics:
+        able = [f.name for f in FORMATS.values() if f.statistics]
+        raise SettingsError(f"--statistics prints {', '.join(able[:-1])} or {able[-1]}, not {name}")
 
 
 def render(report: Report, output: Output | str = "text", **options) -> str:
@@ -62,8 +72,7 @@ def render(report: Report, output: Output | str = "text", **options) -> str:
 
 def _render(report: Report, output: Output, chosen: Format) -> str:
     if output.statistics:
-        if not chosen.statistics:
-            raise ValueError(f"--statistics prints text or json, not {output.format}")
+        refuse_statistics(output.format)
         head = (_writer(chosen.module).render(report, replace(output, statistics=False))
                 if output.format == "github" else "")
         return head + _writer("statistics").render(report, as_json=output.format == "json")
@@ -83,6 +92,6 @@ def emit(report: Report, output: Output, stdout=None) -> None:
     elif text_:
         stdout.write(text_ if text_.endswith("\n") else text_ + "\n")
     if output.summary == "-":
-        stdout.write(safe_layout(_writer("summary").render(report, output)) + "\n")
+        stdout.write(safe_layout(_writer("markdown").render(report, output)) + "\n")
     elif output.summary:
-        write_atomic(output.summary, safe_layout(_writer("summary").render(report, output)) + "\n", append=True)
+        write_atomic(output.summary, safe_layout(_writer("markdown").render(report, output)) + "\n", append=True)

@@ -12,8 +12,9 @@ import re
 import shutil
 import subprocess
 
+from ..errors import TgTraceError
 from ..escaping import bounded, message, printable
-from ..explore import TraceView
+from ..traceviews import TraceView
 from ..model import Severity
 
 FONT = "Helvetica,Arial,sans-serif"
@@ -36,7 +37,7 @@ GENERATED = "http://www.w3.org/ns/prov#wasGeneratedBy"
 _SEVERITY_COLOUR = {Severity.ERROR: FAULT, Severity.WARNING: "#f57c00", Severity.INFO: "#0288d1"}
 
 
-class DiagramError(RuntimeError):
+class DiagramError(TgTraceError, RuntimeError):
     """Graphviz is missing or failed."""
 
 

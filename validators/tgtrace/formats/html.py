@@ -15,7 +15,7 @@ import re
 
 from ..advice import advise, short_iri
 from ..escaping import printable
-from ..explore import TraceView, views_of_report
+from ..traceviews import TraceView, views_of_report
 from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
 from ..rules import all_rules

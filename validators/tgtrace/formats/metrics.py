@@ -7,10 +7,11 @@ prometheus_client writes the exposition format and serves it; it is an optional 
 
 from __future__ import annotations
 
+from ..errors import TgTraceError
 from ..model import Finding
 
 
-class MetricsError(ValueError):
+class MetricsError(TgTraceError, ValueError):
     """--metrics cannot be served: the library is missing, or the address is unusable."""
 
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..advice import advise
 from ..escaping import printable
-from ..explain import explain_rule
+from ..rulehelp import explain_rule
 from ..loaders.excerpt import excerpts
 from ..model import Finding, Report, Severity
 from ..rules import DOCS_BASE, Rule, all_rules

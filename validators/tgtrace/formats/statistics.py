@@ -6,7 +6,7 @@ import json
 
 from ..coverage import Coverage, statistics
 from ..escaping import printable
-from ..explain import curie
+from ..rulehelp import curie
 from ..model import Report
 from .common import plural
 

@@ -15,6 +15,7 @@ from typing import Callable, Iterable, Iterator
 
 import pyoxigraph as ox
 
+from ..errors import TgTraceError
 from ..escaping import message, printable
 from ..graph import KnownLines, Locator, TraceGraph, syntax_message
 
@@ -35,7 +36,7 @@ FORMAT_NAMES = {"nquads": "N-Quads", "ntriples": "N-Triples", "turtle": "Turtle"
                 "kgcore": "TrustGraph knowledge core (msgpack)", "tgx": "TrustGraph workspace export (.tgx)"}
 
 
-class InputError(Exception):
+class InputError(TgTraceError):
     """Unreadable input: one line naming the file, the line and what is wrong. The name and the
     problem (a parser's message quotes the input) are escaped and bounded here, once."""
 

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import pyoxigraph as ox
 
+from ..errors import TgTraceError
 from ..namespaces import TGL
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
@@ -21,7 +22,7 @@ PLACEHOLDER = "urn:tg-trace:invalid:"
 INVALID_TERM = ox.NamedNode(TGL + "invalidTerm")
 
 
-class WireError(Exception):
+class WireError(TgTraceError):
     def __init__(self, line: int | None, problem: str):
         self.line, self.problem = line, problem
         super().__init__(problem)

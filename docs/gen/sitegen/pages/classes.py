@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tgtrace.explain import curie
+from tgtrace.rulehelp import curie
 
 from .. import diagrams
 from ..constraints import PropertyUse

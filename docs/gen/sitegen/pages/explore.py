@@ -2,7 +2,7 @@
 `show` as a picture of the terminal, the HTML report of a few examples (a file of the site,
 shown in the page), and the home page's overview of the five patterns' chains.
 
-Each is made by the package's own code (``tgtrace.explore``, ``tgtrace.formats``), so the
+Each is made by the package's own code (``tgtrace.traceviews``, ``tgtrace.formats``), so the
 pictures cannot drift from what the commands print.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from tgtrace import explore
-from tgtrace.formats import diagram, render, views
+from tgtrace import traceviews
+from tgtrace.formats import diagram, listshow, render
 from tgtrace.api import lint
 
 from ..context import DIAGRAM_MARK, Context, SiteError, rel_html
@@ -52,17 +52,17 @@ def overview_directive(context: Context, args, options, src: str) -> str:
         trace = context.pattern_examples.get(slug)
         if trace is None:
             raise SiteError(f"{src}: no example of the {pattern.title} pattern")
-        (view,) = explore.explore(_path(context, trace.name))
+        (view,) = traceviews.build(_path(context, trace.name))
         chains.append((pattern.title, view))
     return _inline(context, "patterns-overview", diagram.render_svg(diagram.chains_dot(chains)))
 
 
 def show_directive(context: Context, args, options, src: str) -> str:
     """<!-- tgdocs:show EXAMPLE -->: what `tg-trace show examples/EXAMPLE` prints, as a picture."""
-    found = explore.explore(_path(context, args[0]))
+    found = traceviews.build(_path(context, args[0]))
     if not found:
         raise SiteError(f"{src}: examples/{args[0]} holds no trace")
-    svg = views.render_show(found, "svg", width=int(options.get("width", 100)))
+    svg = listshow.render_show(found, "svg", width=int(options.get("width", 100)))
     svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
     # The picture's own size, so the page can scale it to the column (and the tests see a size).
     width, height = re.search(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"', svg).groups()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tgtrace import bundle, resources
-from tgtrace.explain import PREFIXES
+from tgtrace.rulehelp import PREFIXES
 
 from ..context import Context
 from ..traces import TG, TURTLE_PREFIXES

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from tgtrace import resources
-from tgtrace.explain import explain_rule
+from tgtrace.rulehelp import explain_rule
 from tgtrace.rules import all_rules, families
 
 from .. import faults
@@ -33,7 +33,7 @@ def check(context: Context) -> list[str]:
 
 
 def explain_body(rule) -> list[str]:
-    """The rule's explanation from ``tgtrace.explain``, as part of a longer page.
+    """The rule's explanation from ``tgtrace.rulehelp``, as part of a longer page.
 
     The title, the short example and the documentation link are left out: the
     entry has its own heading, a fuller example, and is the documentation.

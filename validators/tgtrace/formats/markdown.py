@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..escaping import printable
-from ..explain import curie
+from ..rulehelp import curie
 from ..model import Report, Severity
 from ..rules import all_rules
 from .common import plural

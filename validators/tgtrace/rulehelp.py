@@ -1,4 +1,5 @@
-"""Human-readable explanations of rules.
+"""Rule help: human-readable explanations of rules (named so, not "explain", in a project about
+explainability traces).
 
 ``tg-trace rule CODE``, ``tg-trace rules``, the SARIF help text and the docs
 site's rule reference all print what these functions return, so a rule reads

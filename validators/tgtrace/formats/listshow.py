@@ -1,5 +1,5 @@
 """How trace views are printed: `tg-trace list`'s table and `tg-trace show`'s tree, as text
-(rich) or JSON. Views come from :mod:`tgtrace.explore`; input text is made printable
+(rich) or JSON. Views come from :mod:`tgtrace.traceviews`; input text is made printable
 and never read as rich markup."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ..escaping import json_text, printable
-from ..explore import Step, TraceView
+from ..traceviews import Step, TraceView
 from ..model import Severity
 from .common import shown_path
 

@@ -510,7 +510,7 @@ def trace_subgraph(graph: TraceGraph, roots: Iterable) -> TraceGraph:
     return sub
 
 
-def explore(*sources, settings: Settings = DEFAULTS, only=None) -> list[TraceView]:
+def build(*sources, settings: Settings = DEFAULTS, only=None) -> list[TraceView]:
     """Views of every trace the sources hold, with the findings the settings' rules report.
 
     With ``only`` (a predicate on a root's IRI) the rules run on the chosen traces' part of each
@@ -577,7 +577,7 @@ def explore_capture(*sources, settings: Settings = DEFAULTS, only=None) -> list[
 
 def rows(*sources, settings: Settings = DEFAULTS) -> list[TraceRow]:
     """The rows `tg-trace list` shows of the traces the sources hold, in one process."""
-    return [TraceRow(view.summary()) for view in explore(*sources, settings=settings)]
+    return [TraceRow(view.summary()) for view in build(*sources, settings=settings)]
 
 
 def matches(view_or_iri, wanted: str) -> bool:
