@@ -305,7 +305,7 @@ def lint(*sources, settings: Settings, client=None, chunk: int | None = None, st
 def rows(*sources, settings: Settings, client=None, chunk: int | None = None,
          stats: dict | None = None) -> list[TraceRow]:
     """The `tg-trace list` rows of ``sources`` read as one capture, built on the cluster where
-    their traces are linted: the rows of one process (``explore.rows`` with one_capture)."""
+    their traces are linted: the rows of one process (``traceviews.rows`` with one_capture)."""
     _, batches = _on_cluster(sources, settings, client, chunk, stats, _rows)
     return sorted((TraceRow(row) for batch in batches for row in batch), key=capture_order)
 
