@@ -90,7 +90,6 @@ def _s020_lookups(copies: int) -> int:
                              sh.nodeValidator)
     prefixes = {str(p): URIRef(str(n)) for p, n in shapes.namespaces()}
     query = prepareQuery(str(shapes.value(validator, sh.select)), initNs=prefixes)
-    shacl._register_functions()
     calls = 0
     triples = Memory.triples
 
