@@ -12,8 +12,6 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from junitparser import JUnitXml
-
 from formats_support import (  # noqa: F401 (traces is a fixture)
     GITHUB_LINE,
     RDF_TYPE,
@@ -25,6 +23,7 @@ from formats_support import (  # noqa: F401 (traces is a fixture)
     sarif_validator,
     traces,
 )
+from junitparser import JUnitXml
 from tgtrace.cli import main
 from tgtrace.explain import explain_rule, list_rules
 from tgtrace.namespaces import TG

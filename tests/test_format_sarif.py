@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from rfc3986_validator import validate_rfc3986
-
 from formats_support import AGENT, CONCLUSION, finding, report, sarif_validator  # noqa: F401 (report is a fixture)
+from rfc3986_validator import validate_rfc3986
 from tgtrace.explain import explain_rule
 from tgtrace.formats import FORMATS, render
 from tgtrace.model import Report

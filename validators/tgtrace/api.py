@@ -11,20 +11,20 @@ import concurrent.futures  # its ProcessPoolExecutor (multiprocessing) loads on 
 import importlib
 import os
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Callable, Iterable, Iterator, Sequence
 
 import pyoxigraph as ox
 
 from . import graph as tg
 from .baseline import load as load_baseline
+from .coverage import coverage
 from .engines.fast import Engine
 from .generations import Inference, infer
 from .graph import TraceGraph
 from .loaders import Input, InputError, expand_paths, load
 from .model import Finding, Report, Severity
-from .coverage import coverage
 from .rules import Rule, all_rules, fill_message
 from .settings import ENGINES, Settings
 from .stream import StreamLinter

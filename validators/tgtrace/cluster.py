@@ -42,7 +42,7 @@ import resource
 import ssl
 from array import array
 from collections import defaultdict
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pyoxigraph as ox
@@ -376,7 +376,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
     index = 0
     interior_triples = 0
-    for r, future, summary, origin in zip(plan, parsed, summaries, origins):
+    for _r, future, summary, origin in zip(plan, parsed, summaries, origins):
         count = len(summary[4])
         range_groups = groups[index:index + count]
         index += count
@@ -415,7 +415,7 @@ def _raise_first_error(plan: list, names: list[str], summaries: list) -> None:
     for part in sorted(by_part):
         before = 0
         quads = 0
-        for r, (line_count, error, whole, count, _) in by_part[part]:
+        for _r, (line_count, error, whole, count, _) in by_part[part]:
             if error is not None:
                 line, problem = error
                 raise InputError(names[part], None if line is None else line + (0 if whole else before), problem)

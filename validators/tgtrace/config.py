@@ -18,8 +18,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from .guarded import CONFIG_LIMIT, GuardedReadError, read_guarded
-from .settings import (ENGINES, ScopedIgnore, Settings, SettingsError, fail_on, selectors, severity_overrides,
-                       target_version)
+from .settings import (
+    ENGINES,
+    ScopedIgnore,
+    Settings,
+    SettingsError,
+    fail_on,
+    selectors,
+    severity_overrides,
+    target_version,
+)
 
 CONFIG_FILE = "tg-trace.toml"
 PYPROJECT = "pyproject.toml"

@@ -20,6 +20,7 @@ from .namespaces import TG
 from .rules import all_rules
 from .vocabulary import OntologyTerms, ontology_terms
 
+
 @dataclass
 class Coverage:
     # Every counted term -> how often the input used it (0: never exercised).

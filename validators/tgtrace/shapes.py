@@ -163,7 +163,7 @@ class Shape:
         return str(self.node)
 
     @property
-    def properties(self) -> list["Shape"]:
+    def properties(self) -> list[Shape]:
         return [c.params[SH + "property"] for c in self.constraints if c.component == SH + "PropertyConstraintComponent"]
 
     def __repr__(self) -> str:
@@ -443,7 +443,7 @@ class ShapesModel:
             for value in sorted(by_predicate[first], key=str):
                 params = {first: self._value(mandatory[0], value), **extras}
                 shape.constraints.append(Constraint(SH + local, params))
-        for predicate, values in by_predicate.items():
+        for predicate, _values in by_predicate.items():
             component = self._parameters.get(predicate)
             if component is None or predicate in used:
                 continue

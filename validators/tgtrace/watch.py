@@ -18,8 +18,8 @@ import contextlib
 import itertools
 import json
 import signal
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 import pyoxigraph as ox
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import jinja2
 import pyoxigraph as ox
-
 from tgtrace.explain import curie
 from tgtrace.namespaces import RDF_TYPE
 
@@ -183,7 +182,7 @@ class Context:
                 return pattern
         return None
 
-    def at(self, src: str) -> "PageLinks":
+    def at(self, src: str) -> PageLinks:
         return PageLinks(self, src)
 
     def render(self, template: str, src: str, **values) -> str:

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from rdflib import OWL, RDF, RDFS, SKOS, XSD, Namespace, URIRef
 from rdflib.collection import Collection
-
 from tgtrace.explain import curie
 from tgtrace.namespaces import DCTERMS, TG
 from tgtrace.vocabulary import declared_terms, deprecated_terms, ontology_terms

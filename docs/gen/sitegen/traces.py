@@ -13,7 +13,6 @@ from functools import cached_property
 from pathlib import Path
 
 import pyoxigraph as ox
-
 from tgtrace.explain import PREFIXES
 from tgtrace.namespaces import PROV, RDF, RDFS, TG, XSD
 
@@ -113,7 +112,7 @@ class Trace:
     quads: list = field(repr=False)
 
     @classmethod
-    def load(cls, path: Path) -> "Trace":
+    def load(cls, path: Path) -> Trace:
         return cls(path=path, quads=list(ox.parse(path=str(path), format=ox.RdfFormat.N_QUADS)))
 
     @property

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from functools import cache
-from typing import Callable, Iterator
+from collections.abc import Callable
 
 import pyoxigraph as ox
 import rdflib
 
-from ..graph import (DERIVED, TraceGraph, answer_pattern, is_blank, is_iri, is_root_question, key_from_rdflib,
+from ..graph import (DERIVED, TraceGraph, answer_pattern, is_iri, is_root_question, key_from_rdflib,
                      terminal_answers, to_rdflib)
 from ..generations import infer
 from ..namespaces import RDF, SH, TG, TGL, XSD
@@ -379,7 +379,7 @@ def _unique_lang(ctx, shape, focus, values, params):
         if type(v) is _Literal and v.language:
             tag = v.language.lower()
             seen[tag] = seen.get(tag, 0) + 1
-    for tag, count in seen.items():
+    for _tag, count in seen.items():
         if count > 1:
             yield None, None
 

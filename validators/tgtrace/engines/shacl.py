@@ -134,7 +134,7 @@ class _Members(list):
     def __contains__(self, item) -> bool:
         return item in self._members
 
-    def copy(self) -> "_Members":
+    def copy(self) -> _Members:
         return _Members(self)
 
     def append(self, item) -> None:

@@ -10,7 +10,6 @@ a node back to its findings), and the rules' explanations linked to the docs sit
 from __future__ import annotations
 
 import html
-import json
 import re
 
 from ..advice import advise, short_iri

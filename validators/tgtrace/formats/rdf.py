@@ -8,7 +8,7 @@ graph tg-trace judged, so that a SHACL processor run on the file sees what the l
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import pyoxigraph as ox
 

@@ -17,17 +17,28 @@ import re
 import select
 import stat
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 import pyoxigraph as ox
 
 from .base import RDF_FORMATS, Input, InputError
 from .objects import from_object
-from .trustgraph import (MSGPACK_SUFFIXES, SET_KINDS, STREAM_KINDS, TGX_SUFFIXES, exported_nquads_input,
-                         is_exported_nquads, is_gzip, is_msgpack_core, line_kind, line_quads, msgpack_input,
-                         tgx_input)
-from .wire import WireError, element_lines, is_jsonld_document, is_wire_document, triples_to_quads, wire_lines
+from .trustgraph import (
+    MSGPACK_SUFFIXES,
+    SET_KINDS,
+    STREAM_KINDS,
+    TGX_SUFFIXES,
+    exported_nquads_input,
+    is_exported_nquads,
+    is_gzip,
+    is_msgpack_core,
+    line_kind,
+    line_quads,
+    msgpack_input,
+    tgx_input,
+)
+from .wire import WireError, element_lines, is_jsonld_document, is_wire_document, wire_lines
 
 INPUT_FORMATS = ("wire", "jsonl", *RDF_FORMATS, "kgcore", "tgx")
 

@@ -7,11 +7,11 @@ line is found without going back to the loader.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 import pyoxigraph as ox
 

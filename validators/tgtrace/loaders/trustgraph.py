@@ -22,8 +22,9 @@ import io
 import re
 import tarfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any
 
 import msgpack  # the reference implementation of msgpack, with limits on every length it reads
 import pyoxigraph as ox

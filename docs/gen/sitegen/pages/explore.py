@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from tgtrace import explore
-from tgtrace.formats import diagram, render, views
 from tgtrace.api import lint
+from tgtrace.formats import diagram, render, views
 
 from ..context import DIAGRAM_MARK, Context, SiteError, rel_html
 from ..patterns import PATTERNS
