@@ -10,6 +10,7 @@ import sys
 import time
 import traceback
 from dataclasses import replace
+from typing import Any
 
 import click
 
@@ -52,7 +53,7 @@ class ProgressBar:
 
     def __init__(self) -> None:
         self._started = time.monotonic()
-        self._progress = None
+        self._progress: Any = None
         self._tasks: dict = {}
 
     def update(self, name: str, done: int, total: int) -> None:
@@ -179,7 +180,7 @@ class _PullProgress:
     def __init__(self, enabled: bool) -> None:
         self._enabled = enabled
         self._started = time.monotonic()
-        self._progress = None
+        self._progress: Any = None
         self.done = 0
 
     def __call__(self, count: int) -> None:
@@ -363,7 +364,7 @@ def convert(paths, fmt, input_format, output_file) -> None:
     from .formats import rdf  # the RDF writer, loaded by this command alone
 
     refuse_inputs({"-o": output_file}, expand_paths([p for p in paths if p != "-"]))
-    quads = []
+    quads: list = []
     for path in paths:
         for item in load(path, input_format):
             start = len(quads)

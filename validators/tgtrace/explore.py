@@ -288,7 +288,7 @@ class _Builder:
         continues from (what derives from its answer)."""
         graph = self.graph
         kinds = graph.types_of(root)
-        pattern = _QUESTION_PATTERNS.get(next((k for k in kinds if k in _QUESTION_PATTERNS), None), None)
+        pattern = next((_QUESTION_PATTERNS[k] for k in kinds if k in _QUESTION_PATTERNS), None)
         if TG + "Document" in kinds and TG + "Question" not in kinds:
             pattern = "extraction"
         view = TraceView(trace=tg.name(root), file=file, pattern=pattern or "react", trace_model=model,

@@ -22,6 +22,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import pyoxigraph as ox
@@ -198,7 +199,7 @@ class Session:
     def __init__(self, connection: Connection):
         self.connection = connection
         self._ids = itertools.count(1)
-        self._socket = None
+        self._socket: Any = None
         self._reader: _Reader | None = None
 
     async def __aenter__(self) -> Session:

@@ -20,6 +20,7 @@ import sys
 from collections import defaultdict
 from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import pyoxigraph as ox
 import rdflib
@@ -184,8 +185,8 @@ class Locator:
 class KnownLines(Locator):
     """Lines recorded while the input was read (formats parsed here: wire JSON, JSONL)."""
 
-    def __init__(self, lines: dict[tuple, int] | None = None):
-        self.known: dict[tuple, int] = lines if lines is not None else {}
+    def __init__(self, lines: dict[tuple, int | None] | None = None):
+        self.known: dict[tuple, int | None] = lines if lines is not None else {}
 
     def lines(self, wanted, runs, statements):
         found = {k: self.known[k] for k in wanted if k in self.known}
@@ -325,7 +326,7 @@ class TraceGraph:
         first, later = self.first_statement, self.later_runs
         count = start = self.statements  # numbered across calls, as the lines of one input
         last_term = k = None
-        props: dict = {}
+        props: Any = {}
         # A capture uses a few dozen predicates: each one's key, and what its triples add besides
         # the index, is worked out once per call instead of once per quad.
         predicates: dict = {}
@@ -381,7 +382,7 @@ class TraceGraph:
 
     # --------------------------------------------------------------- reading
 
-    def types_of(self, node) -> set:
+    def types_of(self, node) -> set | frozenset:
         if type(node) is _Triple:
             return _STATEMENT_TYPES  # a triple term stands for an rdf:Statement
         return self.types.get(node, _EMPTY)

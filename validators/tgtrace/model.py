@@ -6,6 +6,7 @@ import enum
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from .escaping import printable
 
@@ -74,7 +75,7 @@ class Report:
     baselined: int = 0
     stale: int = 0
     # The ontology coverage (a tgtrace.coverage.Coverage) when the run asked for it.
-    coverage: object | None = None
+    coverage: Any = None
     min_coverage: float | None = None
     # Why the run cannot fail (fail-on never, every rule ignored): every report says so.
     gate_off: str | None = None

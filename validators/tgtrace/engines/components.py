@@ -190,8 +190,8 @@ def _order_key(value) -> tuple | None:
     if datatype in (XSD + "double", XSD + "float"):
         if not _FLOAT_TEXT.fullmatch(text):
             return None
-        number = float(text)
-        return None if number != number else ("number", number)  # NaN compares with nothing
+        double = float(text)
+        return None if double != double else ("number", double)  # NaN compares with nothing
     if datatype == XSD + "boolean":
         return ("boolean", text in ("true", "1")) if text in ("true", "false", "1", "0") else None
     if datatype in (XSD + "dateTime", XSD + "dateTimeStamp"):
@@ -206,11 +206,11 @@ def _order_key(value) -> tuple | None:
     if datatype == XSD + "date":
         match = _DATE_TEXT.fullmatch(text)
         day = _day(*match.group(1, 2, 3)) if match else None
-        return None if day is None else (("date", match[4] is not None), day * 86400 - _offset(match[4]))
+        return None if day is None or match is None else (("date", match[4] is not None), day * 86400 - _offset(match[4]))
     if datatype == XSD + "time":
         match = _TIME_TEXT.fullmatch(text)
         seconds = _seconds(*match.group(1, 2, 3, 4)) if match else None
-        return None if seconds is None else (("time", match[5] is not None), seconds - _offset(match[5]))
+        return None if seconds is None or match is None else (("time", match[5] is not None), seconds - _offset(match[5]))
     return None
 
 

@@ -107,6 +107,7 @@ class StepIndex:
         if self._components is None:
             self._strong_components()
         components = self._components
+        assert components is not None and self._cyclic is not None  # _strong_components made them
         if start not in components or end not in self.backward:
             return False
         if start == end:

@@ -18,6 +18,7 @@ from ..explore import TraceView, views_of_report
 from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
 from ..rules import all_rules
+from ..settings import Output
 from . import diagram
 from .common import plural, shown_path
 from .text import detail_lines
@@ -101,7 +102,7 @@ def _diagram(view: TraceView, prefix: str) -> str:
     return f'<div class="diagram">{_ids(svg, prefix)}</div>'
 
 
-def render(report: Report, output=None) -> str:
+def render(report: Report, output: Output | None = None) -> str:
     root = getattr(output, "root", None)
     rules = all_rules()
     views = views_of_report(report)
