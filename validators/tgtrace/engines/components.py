@@ -367,7 +367,7 @@ def _lang_matches(tag: str, range_: str) -> bool:
 def _language_in(ctx, params):
     ranges = [str(r) for r in _param(params, "languageIn")]
     return lambda graph, v: type(v) is _Literal and bool(v.language) and \
-        any(_lang_matches(v.language, r) for r in ranges)
+        any(_lang_matches(v.language, r) for r in ranges)  # type: ignore[arg-type]  # not empty: checked first
 
 
 @component("UniqueLangConstraintComponent")
@@ -653,7 +653,7 @@ def _permitted_termination(ctx, shape, focus, values, params):
     # The ontology's tg:permitsTerminationReason; tg-trace check verifies the SPARQL agrees.
     if not _true(_param(params, "permittedByPattern", TGL)):
         return
-    allowed = permitted_reasons().get(answer_pattern(ctx.graph, focus), ())
+    allowed = permitted_reasons().get(answer_pattern(ctx.graph, focus), ())  # type: ignore[arg-type]  # None: none permitted
     known = termination_reasons()
     for value in values:
         text = value.value if type(value) is _Literal else (value if is_iri(value) else None)
@@ -787,7 +787,7 @@ class _Reader:
         """(kind, question type, triples) of fetch_entity(text), or None."""
         if text in self._fetched:
             return self._fetched[text]
-        found = None
+        found: tuple | None = None
         if _queryable(text):
             pairs = self.triples(text)
             if pairs:

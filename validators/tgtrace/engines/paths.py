@@ -170,8 +170,8 @@ def indexed_transitive_paths():
             for node in index.reachable(obj, index.backward):
                 yield node, obj
 
-    MulPath.eval = evaluate
+    MulPath.eval = evaluate  # type: ignore[method-assign]  # patched for the run, restored after
     try:
         yield
     finally:
-        MulPath.eval = original
+        MulPath.eval = original  # type: ignore[method-assign]

@@ -324,7 +324,7 @@ def tgx_input(name: str, path: Path | None = None, data: bytes | None = None) ->
     """A workspace bundle: the N-Quads of each collection, read from the archive (never extracted),
     each trace entity put back in the named graph its class says; the loss is the table's."""
     def opener():
-        return open(path, "rb") if data is None else io.BytesIO(data)
+        return open(path, "rb") if data is None else io.BytesIO(data)  # type: ignore[arg-type]  # path is given when data is not
 
     compressed = len(data) if data is not None else path.stat().st_size  # type: ignore[union-attr]  # path is given when data is not
     members: list[str] = []
