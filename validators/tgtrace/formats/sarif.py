@@ -149,7 +149,7 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
         if finding.rule not in index:
             index[finding.rule] = len(descriptors)
             descriptors.append(_unknown_descriptor(finding.rule, finding))
-        path = relative_path(finding.file, root)
+        path = relative_path(finding.file, root_path)
         identity = (finding.rule, finding.focus, finding.trace, path, finding.path, finding.value)
         seen[identity] += 1
         results.append(_result(finding, index[finding.rule], path, seen[identity],
