@@ -37,9 +37,9 @@ import random
 import re
 import sys
 import uuid
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -47,10 +47,10 @@ if str(ROOT) not in sys.path:
 
 try:
     import pyoxigraph as ox
-
-    from examples import generate as gen
     from tgtrace.rules import UPDATE_PREFIXES, all_rules
     from tgtrace.settings import chosen_codes
+
+    from examples import generate as gen
 except ImportError as exc:  # pragma: no cover - exercised by hand
     print(f"error: {exc}; the corpus needs pyoxigraph, the tgtrace package and the "
           "emitter ('pip install --no-deps trustgraph-base==2.11.1')", file=sys.stderr)

@@ -344,7 +344,7 @@ def cached_reference(corpus_path: Path, folder: Path) -> tuple[Measure | None, P
 def store_reference(m: Measure, path: Path, commit: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
         "commit": commit,
         "triples": m.size, "wall_s": m.wall, "peak_rss_mb": m.rss_mb, "cpu_s": m.cpu,
         "runs": m.runs, "findings": sorted(m.findings),
@@ -375,7 +375,7 @@ def environment() -> dict:
     commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
                             capture_output=True, text=True).stdout.strip()
     return {
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "load_average": round(os.getloadavg()[0], 2),
         "cpu": cpu,
         "cores": len(os.sched_getaffinity(0)),
@@ -608,7 +608,7 @@ def main(argv=None) -> int:
         by_tool: dict[str, Measure] = {}
 
         def run(tool: str, cmd: list[str], parse: bool = True, parallel: bool = False) -> None:
-            by_tool[tool] = measure(tool, cmd, triples, work, args.repeat, parse_findings=parse,
+            by_tool[tool] = measure(tool, cmd, triples, work, args.repeat, parse_findings=parse,  # noqa: B023 (run within the iteration)
                                     sample_tree=parallel)
 
         print(f"measuring {triples:,} triples ...", file=sys.stderr, flush=True)

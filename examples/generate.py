@@ -34,12 +34,13 @@ import itertools
 import json
 import sys
 import uuid
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 from urllib.parse import quote
 
 EMITTER_VERSION = "2.11.1"
@@ -79,7 +80,7 @@ EXAMPLES_DIR = Path(__file__).resolve().parent
 # machine) produces the same IRIs.
 ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://trustgraph.ai/ns/examples")
 
-START = datetime(2026, 8, 5, 9, 0, 0, 125000, tzinfo=timezone.utc)
+START = datetime(2026, 8, 5, 9, 0, 0, 125000, tzinfo=UTC)
 MODEL = "gpt-4o-mini"
 ENTITY_BASE = "http://trustgraph.ai/e/"
 
@@ -980,7 +981,7 @@ def to_nquads(triples: Iterable[Triple]) -> bytes:
 def _json_lines_list(items: Sequence) -> bytes:
     # One item per line: valid JSON that still diffs line by line.
     body = ",\n".join(json.dumps(i, ensure_ascii=False) for i in items)
-    return f"[\n{body}\n]\n".encode("utf-8")
+    return f"[\n{body}\n]\n".encode()
 
 
 # ---------------------------------------------------------------------------

@@ -33,18 +33,17 @@ import json
 import sys
 import tarfile
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable, Iterable, Sequence
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from examples.generate import (AGENT, DOCUMENT_RAG, EMITTER_VERSION, EXAMPLES, GRAPH_RAG,  # noqa: E402
-                               Emission)
+from examples.generate import AGENT, DOCUMENT_RAG, EMITTER_VERSION, EXAMPLES, GRAPH_RAG, Emission  # noqa: E402
 
 TRUSTGRAPH_PACKAGES = ("trustgraph-base", "trustgraph-flow", "trustgraph-cli")
 OUT_DIR = ROOT / "tests" / "data" / "trustgraph-formats"
@@ -108,8 +107,7 @@ def _responses(emissions: Sequence[Emission]) -> list[tuple[str, object]]:
 def envelopes(emissions: Sequence[Emission], request_id: str) -> bytes:
     """A recorded socket session: the translators' encoding wrapped as the mux's responder wraps it."""
     from trustgraph.messaging.translators.agent import AgentResponseTranslator
-    from trustgraph.messaging.translators.retrieval import (DocumentRagResponseTranslator,
-                                                             GraphRagResponseTranslator)
+    from trustgraph.messaging.translators.retrieval import DocumentRagResponseTranslator, GraphRagResponseTranslator
     translators = {AGENT: AgentResponseTranslator(), GRAPH_RAG: GraphRagResponseTranslator(),
                    DOCUMENT_RAG: DocumentRagResponseTranslator()}
     lines = [json.dumps({"type": "auth-ok", "default_workspace": "default"})]

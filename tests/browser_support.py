@@ -21,7 +21,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from docs_support import require
 
 CHROMIUM_FLAGS = [

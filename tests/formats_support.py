@@ -14,7 +14,6 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 from junitparser import JUnitXml
-
 from tgtrace.cli import main
 from tgtrace.model import Finding, Report, Severity
 from tgtrace.namespaces import TG

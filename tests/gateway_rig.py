@@ -48,8 +48,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import concurrent.futures
+import contextlib
 import json
 import os
 import shutil
@@ -64,7 +64,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from docs_support import require
 
 HERE = Path(__file__).resolve().parent

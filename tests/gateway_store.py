@@ -33,7 +33,7 @@ from collections import namedtuple
 _LOCK = threading.RLock()
 # keyspace -> table name -> _Table; one process holds every processor of a group, so the
 # writer and the query service share this.
-_KEYSPACES: dict[str, dict[str, "_Table"]] = {}
+_KEYSPACES: dict[str, dict[str, _Table]] = {}
 
 
 class InvalidRequest(Exception):
@@ -165,7 +165,7 @@ class Session:
                 raise InvalidRequest(f"keyspace {keyspace} does not exist")
         self.keyspace = keyspace
 
-    def prepare(self, query: str) -> "PreparedStatement":
+    def prepare(self, query: str) -> PreparedStatement:
         return PreparedStatement(query)
 
     def execute(self, query, parameters=None, *args, **kwargs) -> ResultSet:
@@ -180,7 +180,7 @@ class Session:
         with _LOCK:
             return self._run(" ".join(text.split()).rstrip(";").strip(), _Params(parameters))
 
-    def execute_async(self, query, parameters=None, *args, **kwargs) -> "ResponseFuture":
+    def execute_async(self, query, parameters=None, *args, **kwargs) -> ResponseFuture:
         try:
             return ResponseFuture(self.execute(query, parameters), None)
         except Exception as e:  # reported through the callback, as the driver does
@@ -309,7 +309,7 @@ class PreparedStatement:
         self.query_string = query_string
         self.fetch_size = None
 
-    def bind(self, values) -> "BoundStatement":
+    def bind(self, values) -> BoundStatement:
         return BoundStatement(self, values)
 
 

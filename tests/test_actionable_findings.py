@@ -10,7 +10,6 @@ import re
 import shutil
 
 import pytest
-
 from formats_support import EXAMPLES, REACT, cli, drop_type
 from tgtrace.namespaces import PROV, TG
 from tgtrace.rules import DOCS_BASE, all_rules
@@ -129,7 +128,7 @@ def test_wire_json_broken_by_hand_marks_the_json_string(broken):
     assert numbered[0] == (first, "  {")
     lines = path.read_text().splitlines()
     assert all(lines[number - 1] == text for number, text in numbered)
-    assert numbered[-1][1].strip() == '"v": "done"' 
+    assert numbered[-1][1].strip() == '"v": "done"'
 
 
 def test_concise_is_one_line_per_finding(broken):
@@ -153,9 +152,8 @@ def test_a_long_value_is_shortened_and_control_characters_escaped(broken):
 
 def test_the_other_formats_carry_the_same_advice(broken, tmp_path):
     """SARIF, JUnit and GitLab Code Quality show what the text format shows, where they have room."""
-    from junitparser import JUnitXml
-
     from formats_support import sarif_validator
+    from junitparser import JUnitXml
 
     path = broken(lambda p: _replace_once(p, '"final-answer"', '"final-answr"'))
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if '"final-answr"' in text)

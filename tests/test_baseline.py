@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from tgtrace import baseline
 from tgtrace.baseline import Baseline, BaselineError, fingerprint
 from tgtrace.model import Finding, Report, Severity

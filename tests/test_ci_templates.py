@@ -15,7 +15,6 @@ from xml.etree import ElementTree as ET
 
 import pytest
 import yaml
-
 from conftest import EXAMPLES, ROOT
 from formats_support import sarif_validator
 
@@ -76,7 +75,7 @@ def gitlab_reports(repo: Path) -> dict[str, Path]:
 
 def test_gitlab_job_with_default_paths_writes_both_reports_and_passes(tmp_path, bin_dir):
     repo = user_repository(tmp_path)
-    for attempt in range(2):  # a retried job finds the last run's reports in the tree
+    for _attempt in range(2):  # a retried job finds the last run's reports in the tree
         result = run_gitlab_job(repo, bin_dir)
         assert result.returncode == 0, result.stdout + result.stderr
         reports = gitlab_reports(repo)

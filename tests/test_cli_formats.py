@@ -12,8 +12,6 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from junitparser import JUnitXml
-
 from formats_support import (  # noqa: F401 (traces is a fixture)
     GITHUB_LINE,
     RDF_TYPE,
@@ -25,10 +23,11 @@ from formats_support import (  # noqa: F401 (traces is a fixture)
     sarif_validator,
     traces,
 )
+from junitparser import JUnitXml
 from tgtrace.cli import main
 from tgtrace.formats import FORMATS
-from tgtrace.rulehelp import explain_rule, list_rules
 from tgtrace.namespaces import TG
+from tgtrace.rulehelp import explain_rule, list_rules
 from tgtrace.rules import all_rules
 
 

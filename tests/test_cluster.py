@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from click.testing import CliRunner
-
 import tgtrace
 from capture_support import corpus, cut, moved, rows
+from click.testing import CliRunner
 from conftest import EXAMPLES
 from tgtrace import cluster, traceviews
 from tgtrace.cli import main

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES
 from tgtrace import cluster
 from tgtrace.settings import SettingsError

@@ -8,7 +8,6 @@ import sys
 
 import pyoxigraph as ox
 import pytest
-
 import tgtrace
 from conftest import EXAMPLES, example_traces
 from test_invalid_terms import _with_bad_terms

@@ -8,9 +8,8 @@ import sys
 
 import pytest
 import rdflib
-from rdflib import OWL, RDF, Literal, URIRef
-
 from docs_support import ROOT, built_site
+from rdflib import OWL, RDF, Literal, URIRef
 from tgtrace import resources
 from tgtrace.namespaces import TG
 
@@ -39,7 +38,7 @@ def _section(text: str, title: str) -> list[str]:
     start = re.search(rf"^{title} \(\d+\)[:.]$", text, re.M)
     assert start, f"no {title} list"
     lines = text[start.end():].strip().splitlines()
-    return [line for line in lines[: next((i for i, l in enumerate(lines) if not l.startswith("tg:")), len(lines))]]
+    return [line for line in lines[: next((i for i, text in enumerate(lines) if not text.startswith("tg:")), len(lines))]]
 
 
 def _declared(graph) -> set[str]:

@@ -13,9 +13,8 @@ from collections import defaultdict
 import pytest
 import rdflib
 import rdflib.compare
-from rdflib import OWL, RDF, RDFS
-
 from docs_support import ROOT, built_site, read_pages, resolve
+from rdflib import OWL, RDF, RDFS
 from tgtrace import bundle, resources, rules
 from tgtrace.namespaces import TG
 
@@ -214,7 +213,6 @@ def test_rule_reference_links_the_shapes_and_the_ontology(pages, site):
 
 def test_cli_reference_is_the_commands_own_help(pages):
     from click.testing import CliRunner
-
     from tgtrace.cli import main
 
     text = _text(pages["cli.html"])

@@ -10,7 +10,6 @@ import shlex
 from pathlib import Path
 
 import yaml
-
 from tgtrace.cli import main
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "deployment.md"

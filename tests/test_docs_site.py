@@ -21,7 +21,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from browser_support import chromium, screenshot, visit
 from docs_support import ROOT, built_site, is_external, read_pages, resolve
 

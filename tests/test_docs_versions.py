@@ -11,7 +11,6 @@ import tomllib
 
 import pytest
 import yaml
-
 from conftest import ROOT
 from docs_support import require
 

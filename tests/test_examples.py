@@ -189,8 +189,9 @@ def test_builders_scale_and_are_deterministic(generate):
     assert len(_typed(generate.build_graphrag(seed="scale", n_edges=40), "EdgeSelection")) == 40
     assert len(_typed(generate.build_plan_then_execute(seed="scale", n_steps=6), "StepResult")) == 6
 
-    import trustgraph.provenance.uris as uris
     import uuid
+
+    import trustgraph.provenance.uris as uris
     extraction = generate.build_extraction(seed="scale", n_pages=3, chunks_per_page=4)
     assert len(_typed(extraction, "Chunk")) == 12
     assert extraction == generate.build_extraction(seed="scale", n_pages=3, chunks_per_page=4)

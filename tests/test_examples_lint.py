@@ -6,11 +6,9 @@ import subprocess
 import sys
 
 import pytest
-
 import tgtrace
-from tgtrace.model import Severity
-
 from conftest import EXAMPLES, example_traces
+from tgtrace.model import Severity
 
 EXPECTED_WARNINGS = {
     # The older ReAct service (agent/react/service.py) sets no termination reason.

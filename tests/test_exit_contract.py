@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import EXAMPLES
 from tgtrace import api
 from tgtrace.cli import main

@@ -7,7 +7,6 @@ import re
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import EXAMPLES
 from tgtrace.cli import main
 

@@ -4,9 +4,7 @@ record before the rule engine was restructured around constraint components)."""
 
 from __future__ import annotations
 
-
 import pytest
-
 from findings_record import all_cases, as_of_record, missing_rules, read_record
 
 pytest.importorskip("trustgraph.provenance", reason="the corpus is built by the real emitter (trustgraph-base)")

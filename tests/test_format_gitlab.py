@@ -8,7 +8,6 @@ from pathlib import PurePosixPath
 
 import jsonschema
 from click.testing import CliRunner
-
 from formats_support import EXAMPLES, RDF_TYPE, cli, conclusion_iri, finding, nq_line, traces  # noqa: F401 (traces is a fixture)
 from tgtrace.cli import main
 from tgtrace.formats import FORMATS, render

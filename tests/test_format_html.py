@@ -7,7 +7,6 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 from click.testing import CliRunner
-
 from conftest import EXAMPLES
 from tgtrace.cli import main
 from tgtrace.rules import DOCS_BASE

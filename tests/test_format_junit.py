@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from junitparser import Failure
-
 from formats_support import AGENT, finding, parse_junit, report  # noqa: F401 (report is a fixture)
+from junitparser import Failure
 from tgtrace.formats import render
 from tgtrace.model import Report, Severity
 

@@ -14,7 +14,6 @@ import types
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, ROOT
 from fuzz import output_problem
 from tgtrace import api

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 
-from rfc3986_validator import validate_rfc3986
-
 from formats_support import AGENT, CONCLUSION, finding, report, sarif_validator  # noqa: F401 (report is a fixture)
-from tgtrace.rulehelp import explain_rule
+from rfc3986_validator import validate_rfc3986
 from tgtrace.formats import FORMATS, render
 from tgtrace.model import Report
+from tgtrace.rulehelp import explain_rule
 from tgtrace.rules import all_rules
 
 

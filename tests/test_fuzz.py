@@ -13,11 +13,10 @@ import io
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import tgtrace
 from fuzz import output_problem, run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tgtrace.loaders import INPUT_FORMATS, InputError
 
 FUZZ_CASES = 3000

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import EXAMPLES
 from gateway_rig import group_events
 from tgtrace import api
@@ -99,9 +98,8 @@ def test_a_pull_holds_what_trustgraphs_own_client_reads_of_each_graph(trustgraph
     import io
 
     import pyoxigraph as ox
-    from trustgraph.cli.query_graph import query_graph
-
     from tgtrace.loaders.wire import triples_to_quads
+    from trustgraph.cli.query_graph import query_graph
 
     collections, _ = published
     status, stdout, stderr = run("pull", *connection(trustgraph), "-C", collections[name])

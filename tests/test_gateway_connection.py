@@ -4,7 +4,6 @@ is printed of a connection never shows its credentials."""
 from __future__ import annotations
 
 import pytest
-
 from tgtrace.gateway import Connection, GatewayError
 
 

@@ -11,10 +11,9 @@ import os
 import uuid
 from pathlib import Path
 
-import pytest
-
-from conftest import EXAMPLES
 import gateway_rig
+import pytest
+from conftest import EXAMPLES
 from gateway_rig import RDF_TYPE, RigError, capture_events, deployment, group_events
 
 websockets_sync = pytest.importorskip("websockets.sync.client")

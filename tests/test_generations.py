@@ -7,10 +7,8 @@ import shutil
 
 import pyoxigraph as ox
 import pytest
-from click.testing import CliRunner
-
 import tgtrace
-
+from click.testing import CliRunner
 from conftest import example_traces
 from tgtrace.cli import main
 from tgtrace.generations import infer

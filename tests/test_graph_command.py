@@ -6,7 +6,6 @@ import re
 import xml.etree.ElementTree as ET
 
 from click.testing import CliRunner
-
 from conftest import EXAMPLES
 from tgtrace.cli import main
 from tgtrace.formats import diagram

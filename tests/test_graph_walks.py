@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from tgtrace.graph import DERIVED, GENERATED, OWNING, RDF_TYPE, QUESTION, TraceGraph
+from tgtrace.graph import DERIVED, GENERATED, OWNING, QUESTION, RDF_TYPE, TraceGraph
 
 NODES = [f"urn:n{i}" for i in range(9)]
 LINKS = [DERIVED, DERIVED, DERIVED, GENERATED, *sorted(OWNING)]

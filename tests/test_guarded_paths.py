@@ -14,7 +14,6 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 # A real trace with an error (its final Answer's type removed): a gate that is on fails on it.

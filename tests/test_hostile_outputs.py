@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import EXAMPLES
 from fuzz import output_problem
 from tgtrace.formats import FORMATS

@@ -16,7 +16,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 PACKAGE = ROOT / "validators" / "tgtrace"

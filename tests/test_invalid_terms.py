@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 import tgtrace
 from conftest import EXAMPLES
 

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 import pytest
-
 import tgtrace
-
 from conftest import example_traces
 
 TG = "https://trustgraph.ai/ns/"

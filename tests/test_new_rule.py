@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 NEW_RULE = '''

@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
 import tgtrace
 from capture_support import corpus, cut, moved, rows
+from click.testing import CliRunner
 from conftest import EXAMPLES
 from tgtrace.cli import main
 

@@ -13,7 +13,6 @@ import re
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import EXAMPLES
 from tgtrace import traceviews
 from tgtrace.cli import main

@@ -14,7 +14,6 @@ import pytest
 import rdflib
 from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SKOS
-
 from tgtrace import selfcheck
 from tgtrace.namespaces import PROV, TG
 

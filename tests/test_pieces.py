@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-
 from capture_support import corpus, cut
 from tgtrace import cluster
 from tgtrace.loaders import ranges

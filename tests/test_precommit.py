@@ -105,7 +105,7 @@ def test_hook_runs_in_a_repository(tmp_path):
     # Break the trace: the Synthesis loses its tg:Answer type.
     path = repo / "traces" / "graph-rag.nq"
     lines = path.read_text().splitlines(keepends=True)
-    broken = [l for l in lines if " <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://trustgraph.ai/ns/Answer> " not in l]
+    broken = [line for line in lines if " <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://trustgraph.ai/ns/Answer> " not in line]
     assert len(broken) == len(lines) - 1
     path.write_text("".join(broken))
     _git(repo, "add", ".")
@@ -136,7 +136,7 @@ def test_try_repo(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     text = (repo / "graph-rag.nq").read_text()
     (repo / "graph-rag.nq").write_text(
-        "".join(l for l in text.splitlines(keepends=True) if "<https://trustgraph.ai/ns/Answer> " not in l)
+        "".join(line for line in text.splitlines(keepends=True) if "<https://trustgraph.ai/ns/Answer> " not in line)
     )
     _git(repo, "add", ".")
     result = subprocess.run([PRE_COMMIT, "try-repo", str(source), "tg-trace", "--all-files"], cwd=repo, env=env,

@@ -10,7 +10,6 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-
 from tgtrace.loaders import InputError
 from tgtrace.pytest_plugin import assert_trace_conforms
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-
 import tgtrace
 from conftest import example_traces
 from wire_support import wire

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLES, ROOT
 
 TG = "https://trustgraph.ai/ns/"

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 
+from conftest import EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import Graph, URIRef
 from rdflib.paths import AlternativePath, InvPath, MulPath, OneOrMore, ZeroOrMore, ZeroOrOne
-
-from tgtrace.engines.paths import indexed_transitive_paths
-
-from conftest import EXAMPLES
 from test_hostile_inputs import DERIVED, TG, TYPE, _write_nq, tg_trace
+from tgtrace.engines.paths import indexed_transitive_paths
 
 P, Q = URIRef("urn:p"), URIRef("urn:q")
 NODES = [URIRef(f"urn:n{i}") for i in range(7)]
@@ -72,7 +70,6 @@ def _s020_lookups(copies: int) -> int:
     from rdflib import Literal, Namespace
     from rdflib.plugins.sparql import prepareQuery
     from rdflib.plugins.stores.memory import Memory
-
     from tgtrace.engines import shacl
     from tgtrace.loaders import from_bytes
     from tgtrace.resources import shapes_graph

@@ -36,9 +36,8 @@ from pathlib import Path
 import pytest
 import rdflib
 import yaml
-from rdflib.namespace import OWL, RDF
-
 from conftest import EXAMPLES, ROOT
+from rdflib.namespace import OWL, RDF
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tgtrace import loaders
 from tgtrace.generations import GENERATIONS, infer, release_key
 

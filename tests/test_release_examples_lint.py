@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-
 import tgtrace
 from tgtrace.generations import release_key
 from wire_support import wire_quad

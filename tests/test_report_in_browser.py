@@ -13,12 +13,11 @@ import json
 import time
 
 import pytest
-from click.testing import CliRunner
-
 from browser_support import artifacts, chromium, screenshot, visit
+from click.testing import CliRunner
 from conftest import EXAMPLES
-from tgtrace.cli import main
 from test_format_html import misdirected
+from tgtrace.cli import main
 
 # Clean traces (a supervisor with sub-agents, GraphRAG) and two with warnings of different rules.
 INPUTS = ("graph-rag.nq", "supervisor.nq", "orchestrator-react-max-iterations.nq", "legacy-react-one-shot.nq")

@@ -3,14 +3,12 @@
 import io
 
 import pytest
-
 import tgtrace
+from conftest import EXAMPLES
 from tgtrace import selfcheck
 from tgtrace.resources import shapes_paths
 from tgtrace.rules import all_rules, families, model
 from tgtrace.settings import Settings, SettingsError
-
-from conftest import EXAMPLES
 
 RULES = all_rules()
 # Rules of opt-in families run only when selected by name, code or prefix, never by default.

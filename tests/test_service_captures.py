@@ -10,11 +10,9 @@ import sys
 from importlib import metadata
 
 import pytest
-
 import tgtrace
-from tgtrace.model import Severity
-
 from conftest import EXAMPLES
+from tgtrace.model import Severity
 
 SERVICES = EXAMPLES / "services"
 CAPTURES = sorted(p.stem for p in SERVICES.glob("*.nq"))

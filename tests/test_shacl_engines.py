@@ -26,14 +26,12 @@ import pyoxigraph as ox
 import pyshacl
 import pytest
 import rdflib
-from rdflib.plugins.sparql import prepareQuery
-
 import tgtrace
+from conftest import EXAMPLES, example_traces
+from rdflib.plugins.sparql import prepareQuery
+from test_mutations import SAMPLE
 from tgtrace import bundle
 from tgtrace.rules import all_rules, families
-
-from conftest import EXAMPLES, example_traces
-from test_mutations import SAMPLE
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAPES = ROOT / "shapes"

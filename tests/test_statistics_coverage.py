@@ -8,10 +8,10 @@ from collections import Counter
 
 from formats_support import AGENT, finding, report  # noqa: F401 (report is a fixture)
 from tgtrace.coverage import coverage, ontology_terms, statistics
-from tgtrace.rulehelp import curie, explain_rule, list_rules
 from tgtrace.formats.statistics import coverage_dict
 from tgtrace.model import Report
 from tgtrace.namespaces import TG
+from tgtrace.rulehelp import curie, explain_rule, list_rules
 from tgtrace.rules import all_rules
 
 
@@ -74,7 +74,6 @@ def test_statistics_count_per_rule_and_severity_on_the_release_examples():
     severity: --statistics counts each (code, severity) apart, marks the rows the trace's age
     set, and says so under the table."""
     from click.testing import CliRunner
-
     from formats_support import EXAMPLES
     from tgtrace.cli import main
 
@@ -88,7 +87,7 @@ def test_statistics_count_per_rule_and_severity_on_the_release_examples():
     assert {(code, severity): int(count) for count, code, severity, _, _ in rows} == dict(expected)
     rules = all_rules()
     # Rows whose severity is not the rule's own are the aged ones, and only those are marked.
-    for count, code, severity, mark, name in rows:
+    for _count, code, severity, mark, name in rows:
         assert name == rules[code].name
         assert (mark == "*") == (severity != str(rules[code].severity)), (code, severity, mark)
     # One rule's findings of two severities are two rows (T004: warning on 2.3.1 and later, info before).

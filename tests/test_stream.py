@@ -4,10 +4,9 @@ import json
 import re
 
 import tgtrace
+from conftest import EXAMPLES
 from tgtrace.api import lint_input
 from tgtrace.loaders import load
-
-from conftest import EXAMPLES
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 ANSWER = "https://trustgraph.ai/ns/Answer"
@@ -18,7 +17,7 @@ def interleaved_stream(copies: int, faulty: set[int]) -> list[str]:
     events = (EXAMPLES / "explain-stream.jsonl").read_text().splitlines()
     streams = []
     for k in range(copies):
-        renamed = [UUID.sub(lambda m: m.group(0)[:-6] + f"{k:06d}", line) for line in events]
+        renamed = [UUID.sub(lambda m: m.group(0)[:-6] + f"{k:06d}", line) for line in events]  # noqa: B023 (called within the iteration)
         if k in faulty:
             last = json.loads(renamed[-1])  # the agent's Conclusion
             last["explain_triples"] = [t for t in last["explain_triples"] if t["o"].get("i") != ANSWER]
@@ -60,7 +59,7 @@ def test_stream_holds_only_open_traces(tmp_path):
 
 def _sequential(copies: int) -> list[str]:
     events = (EXAMPLES / "explain-stream.jsonl").read_text().splitlines()
-    return [UUID.sub(lambda m: m.group(0)[:-6] + f"{k:06d}", line) for k in range(copies) for line in events]
+    return [UUID.sub(lambda m: m.group(0)[:-6] + f"{k:06d}", line) for k in range(copies) for line in events]  # noqa: B023 (called within the iteration)
 
 
 def test_stream_error_names_the_line(tmp_path):

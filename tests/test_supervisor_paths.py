@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-
 import tgtrace
 from conftest import EXAMPLES
 from wire_support import wire

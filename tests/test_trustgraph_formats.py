@@ -23,9 +23,8 @@ from pathlib import Path
 import msgpack
 import pyoxigraph as ox
 import pytest
-from click.testing import CliRunner
-
 import tgtrace
+from click.testing import CliRunner
 from tgtrace.cli import main
 from tgtrace.loaders import InputError, load
 from tgtrace.loaders.losses import TABLE, loss_of, table

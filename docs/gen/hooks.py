@@ -86,9 +86,9 @@ def _expand_nav(nav, sections) -> None:
 
 
 def on_files(files, config):
+    from sitegen.context import SiteError
     from sitegen.diagrams import DiagramError
     from sitegen.faults import FaultError
-    from sitegen.context import SiteError
 
     site = _state["site"]
     lint = _optional("tgtrace.api", "lint")
@@ -112,8 +112,8 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    from sitegen.diagrams import DiagramError
     from sitegen.context import SiteError
+    from sitegen.diagrams import DiagramError
 
     try:
         return _state["site"].expand(markdown, page.file.src_uri)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import sys
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from importlib import metadata
 from urllib.parse import quote
 
@@ -81,7 +81,7 @@ RELEASE_DAY = {
     "2.1.16": (2026, 3, 12), "2.1.22": (2026, 3, 17), "2.2.12": (2026, 4, 1), "2.2.13": (2026, 4, 1),
     "2.6.8": (2026, 7, 3), "2.6.9": (2026, 7, 3), "2.11.1": (2026, 10, 28),
 }
-START = datetime(*RELEASE_DAY[RELEASE], 9, 0, 0, 125000, tzinfo=timezone.utc)
+START = datetime(*RELEASE_DAY[RELEASE], 9, 0, 0, 125000, tzinfo=UTC)
 
 
 def sid(seed: str) -> str:

@@ -32,8 +32,8 @@ import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pyoxigraph as ox
 

@@ -43,10 +43,10 @@ import os
 import sys
 import types
 import uuid
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 from unittest import mock
 
 RELEASE = "2.11.1"
@@ -88,27 +88,6 @@ _stub_missing_modules()
 
 try:
     import pyoxigraph  # noqa: F401
-    from trustgraph.base.document_embeddings_client import DocumentEmbeddingsClient
-    from trustgraph.base.embeddings_client import EmbeddingsClient
-    from trustgraph.base.graph_embeddings_client import GraphEmbeddingsClient
-    from trustgraph.base.graph_rag_client import GraphRagClient
-    from trustgraph.base.prompt_client import PromptClient
-    from trustgraph.base.reranker_client import RerankerClient
-    from trustgraph.base.tool_client import ToolClient
-    from trustgraph.base.triples_client import TriplesClient
-    from trustgraph.schema import (
-        IRI, LITERAL, AgentRequest, ChunkMatch, DocumentEmbeddingsResponse, DocumentRagQuery,
-        EmbeddingsResponse, EntityMatch, GraphEmbeddingsResponse, GraphRagQuery, PromptResponse,
-        RerankerResponse, RerankerResult, Term, ToolResponse, Triple, TriplesQueryResponse,
-    )
-    from trustgraph.messaging.translators.agent import AgentResponseTranslator
-    from trustgraph.messaging.translators.retrieval import (
-        DocumentRagResponseTranslator, GraphRagResponseTranslator,
-    )
-    from trustgraph.retrieval.graph_rag import graph_rag as graph_rag_core
-    from trustgraph.retrieval.graph_rag import rag as graph_rag_service
-    from trustgraph.retrieval.document_rag import document_rag as document_rag_core
-    from trustgraph.retrieval.document_rag import rag as document_rag_service
     from trustgraph.agent.orchestrator import pattern_base
     from trustgraph.agent.orchestrator import service as orchestrator_service
     from trustgraph.agent.orchestrator.aggregator import Aggregator
@@ -117,6 +96,42 @@ try:
     from trustgraph.agent.orchestrator.supervisor_pattern import SupervisorPattern
     from trustgraph.agent.react import agent_manager
     from trustgraph.agent.react import service as react_service
+    from trustgraph.base.document_embeddings_client import DocumentEmbeddingsClient
+    from trustgraph.base.embeddings_client import EmbeddingsClient
+    from trustgraph.base.graph_embeddings_client import GraphEmbeddingsClient
+    from trustgraph.base.graph_rag_client import GraphRagClient
+    from trustgraph.base.prompt_client import PromptClient
+    from trustgraph.base.reranker_client import RerankerClient
+    from trustgraph.base.tool_client import ToolClient
+    from trustgraph.base.triples_client import TriplesClient
+    from trustgraph.messaging.translators.agent import AgentResponseTranslator
+    from trustgraph.messaging.translators.retrieval import (
+        DocumentRagResponseTranslator,
+        GraphRagResponseTranslator,
+    )
+    from trustgraph.retrieval.document_rag import document_rag as document_rag_core
+    from trustgraph.retrieval.document_rag import rag as document_rag_service
+    from trustgraph.retrieval.graph_rag import graph_rag as graph_rag_core
+    from trustgraph.retrieval.graph_rag import rag as graph_rag_service
+    from trustgraph.schema import (
+        IRI,
+        LITERAL,
+        AgentRequest,
+        ChunkMatch,
+        DocumentEmbeddingsResponse,
+        DocumentRagQuery,
+        EmbeddingsResponse,
+        EntityMatch,
+        GraphEmbeddingsResponse,
+        GraphRagQuery,
+        PromptResponse,
+        RerankerResponse,
+        RerankerResult,
+        Term,
+        ToolResponse,
+        Triple,
+        TriplesQueryResponse,
+    )
 except ImportError as exc:  # pragma: no cover - exercised by hand
     if __name__ != "__main__":
         raise
@@ -126,7 +141,6 @@ except ImportError as exc:  # pragma: no cover - exercised by hand
 
 sys.path.insert(0, str(ROOT))
 from examples.generate import _json_lines_list, to_nquads  # noqa: E402  (same encoders as the examples)
-
 
 # ---------------------------------------------------------------------------
 # Determinism: ids and one clock
@@ -183,7 +197,7 @@ def session_id(seed: str, role: str = "session") -> str:
 class Served:
     """The ``request`` of a flow client (RequestResponseSpec's wrapper), answered by ``serve``."""
 
-    def __init__(self, world: "World"):
+    def __init__(self, world: World):
         self.world = world
 
     async def serve(self, req):  # pragma: no cover - overridden
@@ -303,7 +317,7 @@ class LocalGraphRag(Served, GraphRagClient):
 class Librarian:
     """The librarian: stores answers, thoughts and observations; serves chunk text."""
 
-    def __init__(self, world: "World"):
+    def __init__(self, world: World):
         self.world = world
         self.saved: dict[str, str] = {}
 
@@ -536,7 +550,7 @@ def knowledge(world: World) -> None:
 # Scenarios
 # ---------------------------------------------------------------------------
 
-START = datetime(2026, 8, 6, 9, 0, tzinfo=timezone.utc)  # the day after the examples' 2.11.1 traces
+START = datetime(2026, 8, 6, 9, 0, tzinfo=UTC)  # the day after the examples' 2.11.1 traces
 
 
 def _react(thought: str, action: str | None = None, args: dict | None = None,

@@ -12,9 +12,9 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from .rulehelp import curie
 from .model import Finding
 from .namespaces import RDF_TYPE, TG, TGL
+from .rulehelp import curie
 from .rules import Rule, all_rules
 from .vocabulary import ontology_terms
 

@@ -11,20 +11,21 @@ import concurrent.futures  # its ProcessPoolExecutor (multiprocessing) loads on 
 import importlib
 import os
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import pyoxigraph as ox
 
 from . import graph as tg
 from .baseline import load as load_baseline
+from .coverage import coverage
 from .engines.fast import Engine
 from .generations import Inference, infer
 from .graph import TraceGraph
 from .loaders import Input, InputError, expand_paths, load
 from .model import Finding, Report, Severity
-from .coverage import coverage
 from .rules import Rule, all_rules, fill_message
 from .settings import ENGINES, Settings
 from .stream import StreamLinter
@@ -222,7 +223,7 @@ def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
     yield result
 
 
-def _losses(items: Sequence[Input]) -> list[tuple[str, object]]:
+def _losses(items: Sequence[Input]) -> list[tuple[str, Any]]:
     return [(item.name, item.loss) for item in items if item.loss is not None and item.loss.lossy]
 
 
@@ -286,7 +287,7 @@ def _lint_stream(source: Input, settings: Settings) -> Iterator[InputResult]:
     """An explain stream, linted trace by trace as each one completes."""
     linter = StreamLinter(source.name)
     with source.reading():
-        for line, quads in source.events():
+        for line, quads in source.events():  # type: ignore[misc]  # a stream input has events
             for graph in linter.feed(line, quads):
                 yield check_graph(graph, settings)
     for graph in linter.finish():
@@ -326,7 +327,7 @@ def iter_results(*sources, settings: Settings = DEFAULTS,
                 yield from future.result()
                 if progress is not None:
                     progress(path, sizes[path], sizes[path])
-        sources = others
+        sources = tuple(others)
     for source in sources:
         for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout):
             if progress is not None:

@@ -47,7 +47,7 @@ class Baseline:
     path: str | None = None
 
     @classmethod
-    def from_report(cls, report: Report) -> "Baseline":
+    def from_report(cls, report: Report) -> Baseline:
         baseline = cls()
         for finding in report.findings:
             key = fingerprint(finding)

@@ -10,6 +10,7 @@ import sys
 import time
 import traceback
 from dataclasses import replace
+from typing import Any, ClassVar
 
 import click
 
@@ -35,7 +36,7 @@ ISSUES = "https://github.com/trustgraph-ai/trustgraph-ontology/issues"
 class UsageProblem(TgTraceError, click.ClickException):
     """A one-line problem with the command or its input, found by the command line itself; exit code 2."""
 
-    exit_code = TgTraceError.exit_code
+    exit_code: ClassVar[int] = TgTraceError.exit_code
 
     def show(self, file=None) -> None:
         # Escaped here too, whatever raised it: a message may quote a path or the input.
@@ -49,7 +50,7 @@ class ProgressBar:
 
     def __init__(self) -> None:
         self._started = time.monotonic()
-        self._progress = None
+        self._progress: Any = None
         self._tasks: dict = {}
 
     def update(self, name: str, done: int, total: int) -> None:
@@ -104,7 +105,7 @@ class _Commands(click.Group):
             raise
         except TgTraceError as exc:
             problem = UsageProblem(exc.one_line())
-            problem.exit_code = exc.exit_code
+            problem.exit_code = exc.exit_code  # type: ignore[misc]  # this problem ends with its error's status
             raise problem from None
         except Exception as exc:  # a bug: never let it pass for findings (exit 1)
             if ctx.obj and ctx.obj.get("debug"):
@@ -178,7 +179,7 @@ class _PullProgress:
     def __init__(self, enabled: bool) -> None:
         self._enabled = enabled
         self._started = time.monotonic()
-        self._progress = None
+        self._progress: Any = None
         self.done = 0
 
     def __call__(self, count: int) -> None:
@@ -362,7 +363,7 @@ def convert(paths, fmt, input_format, output_file) -> None:
     from .formats import rdf  # the RDF writer, loaded by this command alone
 
     refuse_inputs({"-o": output_file}, expand_paths([p for p in paths if p != "-"]))
-    quads = []
+    quads: list = []
     for path in paths:
         for item in load(path, input_format):
             start = len(quads)

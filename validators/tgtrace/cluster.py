@@ -42,7 +42,7 @@ import resource
 import ssl
 from array import array
 from collections import defaultdict
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pyoxigraph as ox
@@ -63,7 +63,7 @@ try:
     from distributed import Client, LocalCluster
     from distributed.security import Security
 except ImportError:  # the optional extra is not installed
-    dask = Client = LocalCluster = Security = sizeof = None
+    dask = Client = LocalCluster = Security = sizeof = None  # type: ignore[assignment,misc]
 
 INSTALL = "pip install 'trustgraph-ontology[cluster]'"
 # Triples of whole traces linted as one graph by a lint task: bounds a worker's memory.
@@ -130,7 +130,7 @@ def require(address: str, trust_network: bool = False) -> None:
         raise SettingsError(f"--cluster {address}: expected a scheduler address (tls://host:8786) or local:N")
     if scheme in SECURE_SCHEMES:
         security = Security()
-        if not (security.tls_ca_file and security.tls_client_cert):
+        if not (security.tls_ca_file and security.tls_client_cert):  # type: ignore[attr-defined]  # set from the config
             raise SettingsError(f"--cluster {address}: a TLS scheduler needs Dask's TLS settings ({TLS_SETTINGS}, "
                                 f"or DASK_DISTRIBUTED__COMM__TLS__CA_FILE and the like)")
         return
@@ -259,7 +259,7 @@ def _results(graphs: Iterator[TraceGraph], settings: Settings) -> list:
 
 def _rows(graphs: Iterator[TraceGraph], settings: Settings) -> list[dict]:
     """The `tg-trace list` rows of whole traces: only the rows travel back."""
-    rows = []
+    rows: list = []
     with tg.collector_paused():
         for graph in graphs:
             rows.extend(view.summary() for view in capture_views(graph, check_graph(graph, settings).findings))
@@ -320,7 +320,7 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
     names = [name for _, name, _ in files]
     own = client is None
     if own:
-        client = connect(settings.cluster, settings.trust_network)
+        client = connect(settings.cluster, settings.trust_network)  # type: ignore[arg-type]  # set: this runs for --cluster
     try:
         workers = max(1, len(client.scheduler_info()["workers"]))
         if chunk is None:
@@ -376,7 +376,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
     index = 0
     interior_triples = 0
-    for r, future, summary, origin in zip(plan, parsed, summaries, origins):
+    for _r, future, summary, origin in zip(plan, parsed, summaries, origins):
         count = len(summary[4])
         range_groups = groups[index:index + count]
         index += count
@@ -415,7 +415,7 @@ def _raise_first_error(plan: list, names: list[str], summaries: list) -> None:
     for part in sorted(by_part):
         before = 0
         quads = 0
-        for r, (line_count, error, whole, count, _) in by_part[part]:
+        for _r, (line_count, error, whole, count, _) in by_part[part]:
             if error is not None:
                 line, problem = error
                 raise InputError(names[part], None if line is None else line + (0 if whole else before), problem)
@@ -427,7 +427,8 @@ def _raise_first_error(plan: list, names: list[str], summaries: list) -> None:
 
 def _offsets(plan: list, summaries: list) -> dict:
     """Lines before each range in its part (keyed by the range's identity)."""
-    offsets, before = {}, defaultdict(int)
+    offsets: dict = {}
+    before: defaultdict = defaultdict(int)
     for r, summary in zip(plan, summaries):
         offsets[id(r)] = 0 if summary[2] else before[r.part]
         before[r.part] += summary[0]

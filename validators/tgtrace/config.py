@@ -18,8 +18,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from .guarded import CONFIG_LIMIT, GuardedReadError, read_guarded
-from .settings import (ENGINES, ScopedIgnore, Settings, SettingsError, fail_on, selectors, severity_overrides,
-                       target_version)
+from .settings import (
+    ENGINES,
+    ScopedIgnore,
+    Settings,
+    SettingsError,
+    fail_on,
+    selectors,
+    severity_overrides,
+    target_version,
+)
 
 CONFIG_FILE = "tg-trace.toml"
 PYPROJECT = "pyproject.toml"
@@ -75,7 +83,7 @@ def parse(data: dict, source: str) -> Settings:
         options["fail_on"] = fail_on(data["fail-on"], f"{where}: fail-on")
     if "severity" in data:
         options["severity"] = severity_overrides(data["severity"], f"{where}: severity")
-    scoped = ()
+    scoped: tuple[ScopedIgnore, ...] = ()
     if "per-file-ignores" in data:
         scoped += _scoped(data["per-file-ignores"], "per-file-ignores", "path", where)
     if "per-iri-ignores" in data:

@@ -20,6 +20,7 @@ from .namespaces import TG
 from .rules import all_rules
 from .vocabulary import OntologyTerms, ontology_terms
 
+
 @dataclass
 class Coverage:
     # Every counted term -> how often the input used it (0: never exercised).
@@ -51,7 +52,9 @@ class Coverage:
         return 100.0 * self.exercised / self.total if self.total else 100.0
 
     def never(self, kind: str) -> list:
-        counts = {"classes": self.classes, "predicates": self.predicates, "combinations": self.combinations or {}}[kind]
+        by_kind: dict[str, dict] = {"classes": self.classes, "predicates": self.predicates,
+                                    "combinations": self.combinations or {}}
+        counts = by_kind[kind]
         return sorted(term for term, n in counts.items() if not n)
 
 

@@ -9,11 +9,13 @@ where callers catch it as one.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class TgTraceError(Exception):
     """A problem with the command, its settings or its input: one line, and the exit status 2."""
 
-    exit_code = 2
+    exit_code: ClassVar[int] = 2
     # Put before the message on the command line, where the message alone would not say what it is about.
     topic = ""
 

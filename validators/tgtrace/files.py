@@ -56,7 +56,7 @@ def write_atomic(path: str | os.PathLike, text: str | bytes, append: bool = Fals
         handle, temporary = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
         try:
             with os.fdopen(handle, "wb" if binary else "w", encoding=None if binary else "utf-8") as out:
-                out.write(before + text)
+                out.write(before + text)  # type: ignore[operator]  # both bytes or both str
             # mkstemp makes the file private; the result gets the mode a plain open() would.
             os.chmod(temporary, target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_umask())
             os.replace(temporary, target)

@@ -20,8 +20,9 @@ import asyncio
 import itertools
 import json
 import os
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Iterable
+from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import pyoxigraph as ox
@@ -71,7 +72,7 @@ class Connection:
 
     @classmethod
     def from_environment(cls, url=None, token=None, workspace=None, flow=None, environ=os.environ,
-                         **others) -> "Connection":
+                         **others) -> Connection:
         return cls(url=url or environ.get("TRUSTGRAPH_URL") or DEFAULT_URL,
                    token=token or environ.get("TRUSTGRAPH_TOKEN") or None,
                    workspace=workspace or environ.get("TRUSTGRAPH_WORKSPACE") or DEFAULT_WORKSPACE,
@@ -198,10 +199,10 @@ class Session:
     def __init__(self, connection: Connection):
         self.connection = connection
         self._ids = itertools.count(1)
-        self._socket = None
+        self._socket: Any = None
         self._reader: _Reader | None = None
 
-    async def __aenter__(self) -> "Session":
+    async def __aenter__(self) -> Session:
         self._socket = await _connect(self.connection, "api/v1/socket")
         self._reader = _Reader(self.connection, self._socket, "while authenticating")
         try:
@@ -360,7 +361,7 @@ class Export:
             await self._socket.close()
             self._socket = None
 
-    async def frames(self) -> AsyncIterator["Frame"]:
+    async def frames(self) -> AsyncIterator[Frame]:
         reader = _Reader(self.connection, self._socket, "while exporting")
         while True:
             # An idle flow sends nothing for hours: no time limit here.
@@ -376,7 +377,7 @@ class Frame:
     collection: str
     triples: list  # wire triples, as the gateway sent them
 
-    def explainability(self) -> "Frame":
+    def explainability(self) -> Frame:
         """The frame with its explainability triples only, and the default graph's nodes a trace
         links to (extraction's documents); the extracted knowledge is left out."""
         return Frame(self.id, self.collection, kept_triples(self.triples))

@@ -240,7 +240,7 @@ def _infer(graph: TraceGraph) -> dict:
     explored = {member.get(node) for node in explorations} & ungrounded if ungrounded else set()
     # A plan or decomposition (the orchestrator's alone) in a trace that shows none of the details
     # its release 2.3.1 began to write: the trace is older than 2.3.1, whatever else it shows.
-    plain = {}
+    plain: dict = {}
     for node in orchestrated:
         root = member.get(node)
         if root is not None and _LATER_DETAILS_SHOWN not in found[root]:

@@ -19,7 +19,8 @@ import gc
 import sys
 from collections import defaultdict
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import pyoxigraph as ox
 import rdflib
@@ -184,8 +185,8 @@ class Locator:
 class KnownLines(Locator):
     """Lines recorded while the input was read (formats parsed here: wire JSON, JSONL)."""
 
-    def __init__(self, lines: dict[tuple, int] | None = None):
-        self.known: dict[tuple, int] = lines if lines is not None else {}
+    def __init__(self, lines: dict[tuple, int | None] | None = None):
+        self.known: dict[tuple, int | None] = lines if lines is not None else {}
 
     def lines(self, wanted, runs, statements):
         found = {k: self.known[k] for k in wanted if k in self.known}
@@ -325,7 +326,7 @@ class TraceGraph:
         first, later = self.first_statement, self.later_runs
         count = start = self.statements  # numbered across calls, as the lines of one input
         last_term = k = None
-        props: dict = {}
+        props: Any = {}
         # A capture uses a few dozen predicates: each one's key, and what its triples add besides
         # the index, is worked out once per call instead of once per quad.
         predicates: dict = {}
@@ -381,7 +382,7 @@ class TraceGraph:
 
     # --------------------------------------------------------------- reading
 
-    def types_of(self, node) -> set:
+    def types_of(self, node) -> set | frozenset:
         if type(node) is _Triple:
             return _STATEMENT_TYPES  # a triple term stands for an rdf:Statement
         return self.types.get(node, _EMPTY)
@@ -643,7 +644,7 @@ class TraceGraph:
 # Answers: what a trace ends in.
 # ---------------------------------------------------------------------------
 
-def is_root_question(graph: "TraceGraph", node) -> bool:
+def is_root_question(graph: TraceGraph, node) -> bool:
     """A Question that derives from no Question, itself included (through a cycle), as the SPARQL says."""
     return node in graph.questions and not graph.has_question_above(node)
 
@@ -653,11 +654,11 @@ _TERMINAL_KINDS = frozenset((_CONCLUSION, _SYNTHESIS))
 _AGENT_STEPS = (TG + "StepResult", TG + "Finding")
 
 
-def _agent_synthesis(graph: "TraceGraph", node) -> bool:
+def _agent_synthesis(graph: TraceGraph, node) -> bool:
     return any(s in graph.types_of(v) for v in graph.values(node, DERIVED) for s in _AGENT_STEPS)
 
 
-def terminal_answers(graph: "TraceGraph", root) -> set:
+def terminal_answers(graph: TraceGraph, root) -> set:
     """The answers of the root's own kind that nothing derives from (found once per root)."""
     memo = graph.fact("terminal answers", lambda graph: {})
     found = memo.get(root)
@@ -666,7 +667,7 @@ def terminal_answers(graph: "TraceGraph", root) -> set:
     return found
 
 
-def _find_terminal_answers(graph: "TraceGraph", root) -> set:
+def _find_terminal_answers(graph: TraceGraph, root) -> set:
     agent = _AGENT_QUESTION in graph.types_of(root)
     children, types = graph._children, graph.types
     found = set()
@@ -686,14 +687,14 @@ def _find_terminal_answers(graph: "TraceGraph", root) -> set:
     return found
 
 
-def _sub_agent_answer(graph: "TraceGraph", node, root) -> bool:
+def _sub_agent_answer(graph: TraceGraph, node, root) -> bool:
     """A Conclusion below another agent Question than the root: a supervisor's sub-agent answered
     it. (TrustGraph 2.11.1 derives a Finding from it, or, when it does not know the Conclusion,
     from the Decomposition: then nothing derives from it, and it is still not the trace's answer.)"""
     return any(a != root and _AGENT_QUESTION in graph.types_of(a) for a in graph.ancestors(node))
 
 
-def answer_pattern(graph: "TraceGraph", node) -> str | None:
+def answer_pattern(graph: TraceGraph, node) -> str | None:
     kinds = graph.types_of(node)
     if TG + "Conclusion" in kinds:
         return "react"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Iterator
+from typing import Any
 
 from .escaping import printable
 
@@ -16,7 +17,7 @@ class Severity(enum.IntEnum):
     ERROR = 3
 
     @classmethod
-    def parse(cls, text: str) -> "Severity":
+    def parse(cls, text: str) -> Severity:
         try:
             return cls[text.strip().upper()]
         except KeyError:
@@ -76,7 +77,7 @@ class Report:
     baselined: int = 0
     stale: int = 0
     # The ontology coverage (a tgtrace.coverage.Coverage) when the run asked for it.
-    coverage: object | None = None
+    coverage: Any = None
     min_coverage: float | None = None
     # Why the run cannot fail (fail-on never, every rule ignored): every report says so.
     gate_off: str | None = None

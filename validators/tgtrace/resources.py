@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import Iterable
 
 import pyoxigraph as ox
 import rdflib
 
 from .errors import TgTraceError
-from .guarded import SHAPES_LIMIT, GuardedReadError, read_guarded
 from .graph import syntax_message, to_rdflib
+from .guarded import SHAPES_LIMIT, GuardedReadError, read_guarded
 
 _PACKAGED = Path(__file__).parent / "data"
 _SOURCE_TREE = Path(__file__).resolve().parents[2]

@@ -70,7 +70,7 @@ class Fault(FaultRecipe):
         store.update(self.sparql)
         if set(store) == before:
             raise ValueError(f"the fault update on {self.trace} changed nothing")
-        return store.dump(format=ox.RdfFormat.N_QUADS)
+        return store.dump(format=ox.RdfFormat.N_QUADS)  # type: ignore[return-value]  # bytes, as no output is given
 
 
 @dataclass(frozen=True)

@@ -420,8 +420,8 @@ def rule_problems(model: ShapesModel, files=()) -> list[Problem]:
     graph = model.graph
     lines = _RuleLines(files)
     by_code: dict[str, list] = {}
-    for node, code in graph.subject_objects(_TGL.code):
-        by_code.setdefault(str(code), []).append(node)
+    for node, code_term in graph.subject_objects(_TGL.code):
+        by_code.setdefault(str(code_term), []).append(node)
     found = []
     for code, nodes in sorted(by_code.items()):
         if len(nodes) > 1:

@@ -191,7 +191,7 @@ class Settings:
     def needs_coverage(self) -> bool:
         return self.min_coverage is not None or self.output.statistics or self.output.summary is not None
 
-    def merge(self, **given) -> "Settings":
+    def merge(self, **given) -> Settings:
         """These settings with every value that was given (not None) in its place.
 
         Values are checked as flags: a selector, severity or engine that does not

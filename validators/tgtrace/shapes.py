@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import rdflib
 from rdflib.collection import Collection
@@ -92,7 +93,7 @@ class Path:
     shapes graph (an IRI or a blank node), as validation results name it."""
 
     kind: str
-    arg: object
+    arg: Any
     node: object = field(compare=False, default=None)
 
     @property
@@ -128,7 +129,7 @@ class Constraint:
     """One use of a constraint component by a shape."""
 
     component: str  # the component's IRI
-    params: dict  # parameter IRI -> value (rdflib term; lists as Python lists of terms, shapes as Shape)
+    params: dict[str, Any]  # parameter IRI -> value (rdflib term; lists as Python lists of terms, shapes as Shape)
 
 
 @dataclass
@@ -145,13 +146,13 @@ class SparqlConstraint:
 @dataclass
 class Target:
     kind: str  # class | node | subjectsOf | objectsOf | custom | sparql
-    value: object = None  # IRI / term, or for custom: (type IRI, params), for sparql: query text
+    value: Any = None  # IRI / term, or for custom: (type IRI, params), for sparql: query text
     prefixes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
 class Shape:
-    node: object  # rdflib term
+    node: Any  # rdflib term
     is_property: bool = False
     path: Path | None = None
     targets: list[Target] = field(default_factory=list)
@@ -166,7 +167,7 @@ class Shape:
         return str(self.node)
 
     @property
-    def properties(self) -> list["Shape"]:
+    def properties(self) -> list[Shape]:
         return [c.params[SH + "property"] for c in self.constraints if c.component == SH + "PropertyConstraintComponent"]
 
     def __repr__(self) -> str:
@@ -304,13 +305,13 @@ class ShapesModel:
     def _read_components(self) -> None:
         g = self.graph
         for node in sorted(set(g.subjects(_RDF_TYPE, _SH.ConstraintComponent)), key=str):
-            mandatory, optional = [], []
+            mandatory, optional = list[str](), list[str]()
             for parameter in g.objects(node, _SH.parameter):
                 path = g.value(parameter, _SH.path)
                 if path is None:
                     raise ShapesError(f"{self.name(node)}: a parameter has no sh:path")
                 flag = g.value(parameter, _SH.optional)
-                (optional if flag is not None and flag.toPython() is True else mandatory).append(str(path))
+                (optional if flag is not None and flag.toPython() is True else mandatory).append(str(path))  # type: ignore[attr-defined]  # a Literal
             component = Component(
                 iri=str(node), mandatory=tuple(sorted(mandatory)), optional=tuple(sorted(optional)),
                 validator=self._validator(g.value(node, _SH.validator)),
@@ -318,8 +319,8 @@ class ShapesModel:
                 property_validator=self._validator(g.value(node, _SH.propertyValidator)),
                 label=self._text(node, RDFS + "label"), comment=self._text(node, RDFS + "comment"))
             self.components[component.iri] = component
-            for parameter in mandatory + optional:
-                self._parameters[parameter] = component.iri
+            for parameter_path in mandatory + optional:
+                self._parameters[parameter_path] = component.iri
         for node in sorted(set(g.subjects(_RDF_TYPE, _SH.SPARQLTargetType)), key=str):
             parameters = tuple(sorted(str(g.value(p, _SH.path)) for p in g.objects(node, _SH.parameter)))
             select = g.value(node, _SH.select)
@@ -381,7 +382,7 @@ class ShapesModel:
             shape.sparql.append(SparqlConstraint(
                 node=constraint, select=str(select), prefixes=self.prefixes(constraint),
                 messages=[str(m) for m in g.objects(constraint, _SH.message)],
-                deactivated=flag is not None and flag.toPython() is True))
+                deactivated=flag is not None and flag.toPython() is True))  # type: ignore[attr-defined]  # a Literal
         return shape
 
     def _targets(self, node) -> list[Target]:
@@ -432,10 +433,10 @@ class ShapesModel:
     def _constraints(self, node, shape: Shape) -> None:
         g = self.graph
         by_predicate: dict[str, list] = {}
-        for predicate, value in g.predicate_objects(node):
-            by_predicate.setdefault(str(predicate), []).append(value)
+        for predicate_term, value in g.predicate_objects(node):
+            by_predicate.setdefault(str(predicate_term), []).append(value)
         annotations = self.annotation_properties()
-        used = set()
+        used: set[str] = set()
         for local, (mandatory, optional) in CORE_COMPONENTS.items():
             if not all(SH + m in by_predicate for m in mandatory):
                 continue
@@ -446,7 +447,7 @@ class ShapesModel:
             for value in sorted(by_predicate[first], key=str):
                 params = {first: self._value(mandatory[0], value), **extras}
                 shape.constraints.append(Constraint(SH + local, params))
-        for predicate, values in by_predicate.items():
+        for predicate, _values in by_predicate.items():
             component = self._parameters.get(predicate)
             if component is None or predicate in used:
                 continue
@@ -484,7 +485,7 @@ class ShapesModel:
             found.append(Family(iri=str(node), name=self._text(node, TGL + "name"),
                                 title=self._text(node, TGL + "title"),
                                 description=" ".join(self._text(node, RDFS + "comment").split()),
-                                order=int(order) if order is not None else 0,
+                                order=int(order) if order is not None else 0,  # type: ignore[call-overload]  # a Literal
                                 opt_in=str(g.value(node, _TGL.optIn)) == "true"))
         return {f.name: f for f in sorted(found, key=lambda f: (f.order, f.name))}
 
@@ -494,8 +495,8 @@ class ShapesModel:
         g = self.graph
         families = {f.iri: f.name for f in self.families.values()}
         found: dict[str, RuleShape] = {}
-        for node, code in g.subject_objects(_TGL.code):
-            code = str(code)
+        for node, code_term in g.subject_objects(_TGL.code):
+            code = str(code_term)
             if code in found:
                 raise ShapesError(f"rule code {code} is defined twice ({found[code].shape} and {node})")
             family_node = g.value(node, _TGL.family)

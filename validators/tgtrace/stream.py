@@ -12,7 +12,7 @@ its links back into the released trace are reported as dangling.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pyoxigraph as ox
 

@@ -14,9 +14,9 @@ import heapq
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Iterable, Iterator
+from datetime import UTC, datetime
 
 from . import graph as tg
 from .api import DEFAULTS, capture_graph, check_graph, silenced
@@ -84,7 +84,7 @@ class Step:
     edges: list[dict] = field(default_factory=list)  # GraphRAG selected edges
     chunks: list[dict] = field(default_factory=list)  # DocRAG selected chunks
     findings: list[Finding] = field(default_factory=list)
-    subtraces: list["TraceView"] = field(default_factory=list)
+    subtraces: list[TraceView] = field(default_factory=list)
     parents: list[str] = field(default_factory=list)  # what it derives from
 
     def to_dict(self) -> dict:
@@ -117,7 +117,7 @@ class TraceView:
             for sub in step.subtraces:
                 yield from sub.all_steps()
 
-    def subtraces(self) -> Iterator["TraceView"]:
+    def subtraces(self) -> Iterator[TraceView]:
         for step in self.steps:
             for sub in step.subtraces:
                 yield sub
@@ -288,7 +288,7 @@ class _Builder:
         continues from (what derives from its answer)."""
         graph = self.graph
         kinds = graph.types_of(root)
-        pattern = _QUESTION_PATTERNS.get(next((k for k in kinds if k in _QUESTION_PATTERNS), None), None)
+        pattern = next((_QUESTION_PATTERNS[k] for k in kinds if k in _QUESTION_PATTERNS), None)
         if TG + "Document" in kinds and TG + "Question" not in kinds:
             pattern = "extraction"
         view = TraceView(trace=tg.name(root), file=file, pattern=pattern or "react", trace_model=model,
@@ -597,4 +597,4 @@ def parse_time(text: str | None) -> datetime | None:
         moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -58,7 +58,7 @@ def declarations() -> tuple[tuple, ...]:
     """(term, predicate, object) rdflib triples the vocabulary rules expect in the checked data:
     the kind of every tg: term and owl:deprecated, no subclass axioms, so types stay as asserted."""
     graph = ontology_graph()
-    found = []
+    found: list[tuple] = []
     for term, kind in graph.subject_objects(rdflib.RDF.type):
         if isinstance(term, rdflib.URIRef) and str(term).startswith(TG) and str(kind) in _CHECKED_KINDS:
             found.append((term, rdflib.RDF.type, kind))

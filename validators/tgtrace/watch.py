@@ -18,8 +18,9 @@ import contextlib
 import itertools
 import json
 import signal
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -119,8 +120,8 @@ class Watch:
     collection: str | None = None
     quiet: float = 5.0
     timeout: float = 600.0
-    record: object = None  # a text file the kept frames are appended to, as an explain stream
-    metrics: object = None  # a formats.metrics.Metrics to count frames, traces and findings in
+    record: Any = None  # a text file the kept frames are appended to, as an explain stream
+    metrics: Any = None  # a formats.metrics.Metrics to count frames, traces and findings in
     name: str = "<export>"
     # Lines the recording held before this watch appended to it: findings name the lines of the file.
     recorded: int = 0

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rdflib import RDF
-
-from tgtrace.rulehelp import curie
 from tgtrace.namespaces import PROV, SH
+from tgtrace.rulehelp import curie
 from tgtrace.shapes import Shape, ShapesModel
 
 from .ontology import ClassInfo, local_name
@@ -72,7 +71,7 @@ class PropertyUse:
         high = "*" if self.max_count is None else str(self.max_count)
         return str(low) if str(low) == high else f"{low}..{high}"
 
-    def merge_values(self, other: "PropertyUse") -> None:
+    def merge_values(self, other: PropertyUse) -> None:
         """Take over what another shape says about the values (not how many there are)."""
         self.kinds |= other.kinds
         self.classes |= other.classes

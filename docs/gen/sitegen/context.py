@@ -13,9 +13,8 @@ from pathlib import Path
 
 import jinja2
 import pyoxigraph as ox
-
-from tgtrace.rulehelp import curie
 from tgtrace.namespaces import RDF_TYPE
+from tgtrace.rulehelp import curie
 
 from . import diagrams
 from .ontology import is_tg
@@ -183,7 +182,7 @@ class Context:
                 return pattern
         return None
 
-    def at(self, src: str) -> "PageLinks":
+    def at(self, src: str) -> PageLinks:
         return PageLinks(self, src)
 
     def render(self, template: str, src: str, **values) -> str:

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 
 from rdflib import OWL, RDF, RDFS, SKOS, XSD, Namespace, URIRef
 from rdflib.collection import Collection
-
-from tgtrace.rulehelp import curie
 from tgtrace.namespaces import DCTERMS, TG
+from tgtrace.rulehelp import curie
 from tgtrace.vocabulary import declared_terms, deprecated_terms, ontology_terms
 
 DC = Namespace(DCTERMS)

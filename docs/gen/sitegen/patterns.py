@@ -6,8 +6,8 @@ name, so renaming an example cannot attach the wrong trace to a page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .traces import TG, Trace
 

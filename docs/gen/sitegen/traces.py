@@ -13,9 +13,8 @@ from functools import cached_property
 from pathlib import Path
 
 import pyoxigraph as ox
-
-from tgtrace.rulehelp import PREFIXES
 from tgtrace.namespaces import PROV, RDF, RDFS, TG, XSD
+from tgtrace.rulehelp import PREFIXES
 
 RDF_TYPE = RDF + "type"
 DERIVED = PROV + "wasDerivedFrom"
@@ -113,7 +112,7 @@ class Trace:
     quads: list = field(repr=False)
 
     @classmethod
-    def load(cls, path: Path) -> "Trace":
+    def load(cls, path: Path) -> Trace:
         return cls(path=path, quads=list(ox.parse(path=str(path), format=ox.RdfFormat.N_QUADS)))
 
     @property

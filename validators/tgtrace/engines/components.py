@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from functools import cache
-from typing import Callable, Iterator
+from collections.abc import Callable
 
 import pyoxigraph as ox
 import rdflib
 
-from ..graph import (DERIVED, TraceGraph, answer_pattern, is_blank, is_iri, is_root_question, key_from_rdflib,
+from ..graph import (DERIVED, TraceGraph, answer_pattern, is_iri, is_root_question, key_from_rdflib,
                      terminal_answers, to_rdflib)
 from ..generations import infer
 from ..namespaces import RDF, SH, TG, TGL, XSD
@@ -190,8 +190,8 @@ def _order_key(value) -> tuple | None:
     if datatype in (XSD + "double", XSD + "float"):
         if not _FLOAT_TEXT.fullmatch(text):
             return None
-        number = float(text)
-        return None if number != number else ("number", number)  # NaN compares with nothing
+        double = float(text)
+        return None if double != double else ("number", double)  # NaN compares with nothing
     if datatype == XSD + "boolean":
         return ("boolean", text in ("true", "1")) if text in ("true", "false", "1", "0") else None
     if datatype in (XSD + "dateTime", XSD + "dateTimeStamp"):
@@ -206,11 +206,11 @@ def _order_key(value) -> tuple | None:
     if datatype == XSD + "date":
         match = _DATE_TEXT.fullmatch(text)
         day = _day(*match.group(1, 2, 3)) if match else None
-        return None if day is None else (("date", match[4] is not None), day * 86400 - _offset(match[4]))
+        return None if day is None or match is None else (("date", match[4] is not None), day * 86400 - _offset(match[4]))
     if datatype == XSD + "time":
         match = _TIME_TEXT.fullmatch(text)
         seconds = _seconds(*match.group(1, 2, 3, 4)) if match else None
-        return None if seconds is None else (("time", match[5] is not None), seconds - _offset(match[5]))
+        return None if seconds is None or match is None else (("time", match[5] is not None), seconds - _offset(match[5]))
     return None
 
 
@@ -367,7 +367,7 @@ def _lang_matches(tag: str, range_: str) -> bool:
 def _language_in(ctx, params):
     ranges = [str(r) for r in _param(params, "languageIn")]
     return lambda graph, v: type(v) is _Literal and bool(v.language) and \
-        any(_lang_matches(v.language, r) for r in ranges)
+        any(_lang_matches(v.language, r) for r in ranges)  # type: ignore[arg-type]  # not empty: checked first
 
 
 @component("UniqueLangConstraintComponent")
@@ -379,7 +379,7 @@ def _unique_lang(ctx, shape, focus, values, params):
         if type(v) is _Literal and v.language:
             tag = v.language.lower()
             seen[tag] = seen.get(tag, 0) + 1
-    for tag, count in seen.items():
+    for _tag, count in seen.items():
         if count > 1:
             yield None, None
 
@@ -653,7 +653,7 @@ def _permitted_termination(ctx, shape, focus, values, params):
     # The ontology's tg:permitsTerminationReason; tg-trace check verifies the SPARQL agrees.
     if not _true(_param(params, "permittedByPattern", TGL)):
         return
-    allowed = permitted_reasons().get(answer_pattern(ctx.graph, focus), ())
+    allowed = permitted_reasons().get(answer_pattern(ctx.graph, focus), ())  # type: ignore[arg-type]  # None: none permitted
     known = termination_reasons()
     for value in values:
         text = value.value if type(value) is _Literal else (value if is_iri(value) else None)
@@ -787,7 +787,7 @@ class _Reader:
         """(kind, question type, triples) of fetch_entity(text), or None."""
         if text in self._fetched:
             return self._fetched[text]
-        found = None
+        found: tuple | None = None
         if _queryable(text):
             pairs = self.triples(text)
             if pairs:

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 
 import pyoxigraph as ox
 import rdflib
 
-from ..graph import (DERIVED, RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key,
+from ..graph import (RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key,
                      key_from_rdflib, to_rdflib)
 from ..namespaces import SH
 from ..rules import model_for
@@ -161,12 +161,12 @@ class Engine:
         self._generated: dict = {}
 
     @classmethod
-    def from_graph(cls, graph: rdflib.Graph) -> "Engine":
+    def from_graph(cls, graph: rdflib.Graph) -> Engine:
         return cls(ShapesModel(graph))
 
     @classmethod
     @cache
-    def packaged(cls, codes: frozenset[str] | None = None) -> "Engine":
+    def packaged(cls, codes: frozenset[str] | None = None) -> Engine:
         return cls(model_for(codes), codes)  # the registry's model: the shapes are read once per process
 
     def _check_components(self) -> None:
@@ -315,7 +315,7 @@ class _Run:
             for constraint in shape.constraints:
                 native = COMPONENTS.get(constraint.component)
                 if native is not None and native.value_test is not None:
-                    tests.append(lambda node, f=self.test(constraint): f(graph, node))
+                    tests.append(lambda node, f=self.test(constraint): f(graph, node))  # noqa: B008 (bound once, on purpose)
                 elif constraint.component == PROPERTY:
                     nested = constraint.params[SH + "property"]
                     tests.append(lambda node, s=nested: self.conforms(s, node))
@@ -338,7 +338,7 @@ class _Run:
             elif iri == SH + "MaxCountConstraintComponent":
                 tests.append(lambda vs, n=int(params[SH + "maxCount"]): len(vs) <= n)
             elif iri == SH + "HasValueConstraintComponent":
-                tests.append(lambda vs, v=key_from_rdflib(params[SH + "hasValue"]): v in vs)
+                tests.append(lambda vs, v=key_from_rdflib(params[SH + "hasValue"]): v in vs)  # noqa: B008 (bound once, on purpose)
             elif iri == SH + "QualifiedValueShapeConstraintComponent" and \
                     params.get(SH + "qualifiedValueShapesDisjoint") is None:
                 low, high = params.get(SH + "qualifiedMinCount"), params.get(SH + "qualifiedMaxCount")
@@ -736,7 +736,7 @@ def _types_property_test(prop: Shape) -> Callable | None:
         elif c.component == SH + "MaxCountConstraintComponent":
             tests.append(lambda kinds, n=int(c.params[SH + "maxCount"]): len(kinds) <= n)
         elif c.component == SH + "HasValueConstraintComponent":
-            tests.append(lambda kinds, v=key_from_rdflib(c.params[SH + "hasValue"]): v in kinds)
+            tests.append(lambda kinds, v=key_from_rdflib(c.params[SH + "hasValue"]): v in kinds)  # noqa: B008 (bound once, on purpose)
         else:
             return None
     return _all_of(tests)

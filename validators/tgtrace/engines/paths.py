@@ -107,6 +107,7 @@ class StepIndex:
         if self._components is None:
             self._strong_components()
         components = self._components
+        assert components is not None and self._cyclic is not None  # _strong_components made them
         if start not in components or end not in self.backward:
             return False
         if start == end:
@@ -169,8 +170,8 @@ def indexed_transitive_paths():
             for node in index.reachable(obj, index.backward):
                 yield node, obj
 
-    MulPath.eval = evaluate
+    MulPath.eval = evaluate  # type: ignore[method-assign]  # patched for the run, restored after
     try:
         yield
     finally:
-        MulPath.eval = original
+        MulPath.eval = original  # type: ignore[method-assign]

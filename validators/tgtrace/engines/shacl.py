@@ -113,13 +113,13 @@ def _each_query_parsed_once():
             checked.add(key)
         return True
 
-    processor.SPARQLProcessor.query = query
-    SPARQLQueryHelper.check_invalid_sparql = check_invalid_sparql
+    processor.SPARQLProcessor.query = query  # type: ignore[method-assign]  # patched for the run, restored after
+    SPARQLQueryHelper.check_invalid_sparql = check_invalid_sparql  # type: ignore[method-assign]
     try:
         yield
     finally:
-        processor.SPARQLProcessor.query = original
-        SPARQLQueryHelper.check_invalid_sparql = original_check
+        processor.SPARQLProcessor.query = original  # type: ignore[method-assign]
+        SPARQLQueryHelper.check_invalid_sparql = original_check  # type: ignore[method-assign]
 
 
 class _Members(list):
@@ -134,7 +134,7 @@ class _Members(list):
     def __contains__(self, item) -> bool:
         return item in self._members
 
-    def copy(self) -> "_Members":
+    def copy(self) -> _Members:
         return _Members(self)
 
     def append(self, item) -> None:
@@ -159,16 +159,16 @@ def _shape_lookups_indexed():
         return found[id(self)][1]
 
     previous = getattr(shape_module, "CONSTRAINT_PARAMS", None)
-    shape_module.Shape.find_custom_constraints = find_custom_constraints
-    shape_module.CONSTRAINT_PARAMS = (_Members(ALL_CONSTRAINT_PARAMETERS), CONSTRAINT_PARAMETERS_MAP)
+    shape_module.Shape.find_custom_constraints = find_custom_constraints  # type: ignore[method-assign]  # patched for the run, restored after
+    shape_module.CONSTRAINT_PARAMS = (_Members(ALL_CONSTRAINT_PARAMETERS), CONSTRAINT_PARAMETERS_MAP)  # type: ignore[attr-defined]
     try:
         yield
     finally:
-        shape_module.Shape.find_custom_constraints = original_find
+        shape_module.Shape.find_custom_constraints = original_find  # type: ignore[method-assign]
         if previous is None:
-            del shape_module.CONSTRAINT_PARAMS
+            del shape_module.CONSTRAINT_PARAMS  # type: ignore[attr-defined]
         else:
-            shape_module.CONSTRAINT_PARAMS = previous
+            shape_module.CONSTRAINT_PARAMS = previous  # type: ignore[attr-defined]
 
 
 def _lazy_exists(node) -> None:

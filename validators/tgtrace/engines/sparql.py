@@ -81,7 +81,7 @@ def _prepare(text: str, prebound: frozenset) -> _Prepared:
     bounds: dict = {}  # index of a BOUND keyword -> (index of its ")", the variable's name)
     depth = braces = 0
     mode = None  # "projection" (after SELECT) or "modifier" (after GROUP BY / ORDER BY)
-    mode_depth, projected, star, nested = 0, set(), False, False
+    mode_depth, projected, star, nested = 0, set[str](), False, False
     returns, insert_after = None, None
     for n, i in enumerate(significant):
         kind, value = tokens[i]
@@ -124,7 +124,7 @@ def _prepare(text: str, prebound: frozenset) -> _Prepared:
         depth += (value == "(") - (value == ")")
         braces += (value == "{") - (value == "}")
 
-    parts, names, pending, insert_at = [], set(), [], None
+    parts, names, pending, insert_at = [], set(), list[str](), None
     significant_set = set(significant)
     i = 0
     while i < len(tokens):
@@ -232,7 +232,7 @@ class SparqlRunner:
         if substitutions and prepared.returns is not None:
             # pyoxigraph substitutes only variables the SELECT returns: return them too.
             missing = [v for v in substitutions if v.value not in prepared.returns]
-            pieces.insert(prepared.insert_at, "".join(f" ?{v.value}" for v in missing))
+            pieces.insert(prepared.insert_at, "".join(f" ?{v.value}" for v in missing))  # type: ignore[arg-type]  # set with returns
         text = "".join(pieces)
         return store.query(text, prefixes=prefixes, substitutions=substitutions)
 

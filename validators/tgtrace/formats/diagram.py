@@ -122,7 +122,7 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
     with the rule code, and nodes with findings outlined by their worst severity."""
     lines = header("trace", graph={"tooltip": title or view.trace, "compound": "true"})
     drawn: dict[str, str] = {}
-    edges: list[str] = []
+    edges: list[tuple[str, str, str]] = []
     faulty_links: dict[tuple, list[str]] = {}
     for step in view.all_steps():
         for finding in step.findings:
@@ -163,11 +163,11 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
                 sub = drawn[iri] = node_id(iri)
                 lines.append(f"{indent}{sub} {attrs(dict(DETAIL, label=kind, tooltip=iri, id=sub, fontsize='9'))};")
                 edges.append((step.node, predicate, iri))
-            for sub in step.subtraces:
-                cluster = node_id(sub.trace).replace("n", "cluster_", 1)
+            for subtrace in step.subtraces:
+                cluster = node_id(subtrace.trace).replace("n", "cluster_", 1)
                 lines.append(f"{indent}subgraph {cluster} {{")
-                lines.append(f"{indent}  graph {attrs({'label': f'{sub.pattern}: {sub.question or sub.trace}'[:80], 'style': 'dashed,rounded', 'color': '#7986cb', 'fontsize': '10', 'tooltip': sub.trace})};")
-                draw(sub, indent + "  ")
+                lines.append(f"{indent}  graph {attrs({'label': f'{subtrace.pattern}: {subtrace.question or subtrace.trace}'[:80], 'style': 'dashed,rounded', 'color': '#7986cb', 'fontsize': '10', 'tooltip': subtrace.trace})};")
+                draw(subtrace, indent + "  ")
                 lines.append(f"{indent}}}")
 
     draw(view, "  ")

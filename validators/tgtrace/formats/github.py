@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..advice import advise
 from ..escaping import printable
 from ..model import Finding, Report, Severity
+from ..settings import Output
 from .common import relative_path
 
 # GitHub has three annotation levels; "notice" is its informational one.
@@ -43,7 +44,7 @@ def annotation(finding: Finding, root=None) -> str:
     return f"::{COMMANDS[finding.severity]} {','.join(properties)}::{_escape_data(message)}"
 
 
-def render(report: Report, output) -> str:
+def render(report: Report, output: Output) -> str:
     lines = "".join(annotation(f, output.root) + "\n" for f in report.findings)
     if report.gate_off:
         lines += f"::warning title=tg-trace::{_escape_data(report.gate_off)}\n"

@@ -15,6 +15,7 @@ from ..advice import advise
 from ..escaping import printable
 from ..model import Report, Severity
 from ..rules import all_rules
+from ..settings import Output
 from .common import relative_path, repository_root
 from .sarif import fingerprint
 
@@ -57,5 +58,5 @@ def to_issues(report: Report, root=None) -> list[dict]:
     return issues
 
 
-def render(report: Report, output) -> str:
+def render(report: Report, output: Output) -> str:
     return json.dumps(to_issues(report, output.root), indent=2, ensure_ascii=False) + "\n"

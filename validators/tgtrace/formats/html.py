@@ -10,7 +10,6 @@ a node back to its findings), and the rules' explanations linked to the docs sit
 from __future__ import annotations
 
 import html
-import json
 import re
 
 from ..advice import advise, short_iri
@@ -19,6 +18,7 @@ from ..traceviews import TraceView, views_of_report
 from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
 from ..rules import all_rules
+from ..settings import Output
 from . import diagram
 from .common import plural, shown_path
 from .text import detail_lines
@@ -102,7 +102,7 @@ def _diagram(view: TraceView, prefix: str) -> str:
     return f'<div class="diagram">{_ids(svg, prefix)}</div>'
 
 
-def render(report: Report, output=None) -> str:
+def render(report: Report, output: Output | None = None) -> str:
     root = getattr(output, "root", None)
     rules = all_rules()
     views = views_of_report(report)

@@ -16,6 +16,7 @@ from ..advice import advise
 from ..escaping import printable
 from ..loaders.excerpt import excerpts
 from ..model import Finding, Report
+from ..settings import Output
 from .common import plural, shown_path
 from .text import detail_lines
 
@@ -45,8 +46,8 @@ def to_element(report: Report, root=None) -> ET.Element:
     suites: dict[str, dict[str | None, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for file in report.files:
         suites[file]
-    for trace_root, file in report.traces.items():
-        suites[file or NO_FILE][trace_root]
+    for trace_root, trace_file in report.traces.items():
+        suites[trace_file or NO_FILE][trace_root]
     for finding in report.findings:
         file = finding.file or report.traces.get(finding.trace or "") or NO_FILE
         trace = finding.trace if finding.trace in report.traces else None
@@ -92,7 +93,7 @@ def to_element(report: Report, root=None) -> ET.Element:
     return top
 
 
-def render(report: Report, output) -> str:
+def render(report: Report, output: Output) -> str:
     element = to_element(report, output.root)
     ET.indent(element)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(element, encoding="unicode") + "\n"

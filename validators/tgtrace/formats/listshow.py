@@ -8,6 +8,7 @@ import io
 import json
 import re
 import shutil
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -145,7 +146,7 @@ def render_list(views: list[TraceView], fmt: str = "text", color: bool = False, 
     rows = _list_rows(views, root)
     columns = _chosen_columns(rows, width)
     table = Table(box=None, header_style="bold", pad_edge=False, expand=False)
-    justify = {name: how for name, how, _ in _LIST_COLUMNS}
+    justify: dict[str, Any] = {name: how for name, how, _ in _LIST_COLUMNS}
     for name, size in columns.items():
         # One line a row: a long question is cut with an ellipsis (show prints it whole).
         table.add_column(name, justify=justify[name], overflow="ellipsis", no_wrap=True, width=size)
@@ -242,12 +243,12 @@ def _step_tree(parent: Tree, step: Step) -> None:
     if step.termination:
         _field(branch, "termination", printable(step.termination), "bold")
     for finding in step.findings:
-        line = Text()
-        line.append(f"{finding.rule} {finding.severity}", style=_STYLE[finding.severity])
-        line.append(f" {printable(finding.message)}")
+        entry = Text()
+        entry.append(f"{finding.rule} {finding.severity}", style=_STYLE[finding.severity])
+        entry.append(f" {printable(finding.message)}")
         if finding.focus != step.node:
-            line.append(f" ({short_iri(finding.focus)})", style="dim")
-        branch.add(line)
+            entry.append(f" ({short_iri(finding.focus)})", style="dim")
+        branch.add(entry)
     for sub in step.subtraces:
         _trace_tree(branch, sub)
 

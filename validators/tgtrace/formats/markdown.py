@@ -12,6 +12,7 @@ from ..escaping import printable
 from ..rulehelp import curie
 from ..model import Report, Severity
 from ..rules import all_rules
+from ..settings import Output
 from .common import plural
 from .statistics import coverage_dict
 
@@ -21,7 +22,7 @@ def _cell(text: str) -> str:
     return printable(text).replace("|", "\\|")
 
 
-def render(report: Report, output=None) -> str:
+def render(report: Report, output: Output | None = None) -> str:
     rules = all_rules()
     coverage, baselined = report.coverage, report.baselined
     summary = report.summary()

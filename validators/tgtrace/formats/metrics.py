@@ -8,6 +8,8 @@ prometheus_client writes the exposition format and serves it; it is an optional 
 from __future__ import annotations
 
 from ..errors import TgTraceError
+from typing import Any
+
 from ..model import Finding
 
 
@@ -30,7 +32,7 @@ class Metrics:
         self.traces = Counter("tgtrace_traces", "Traces linted: clean, with findings, or never completed",
                               ["outcome"], registry=self.registry)
         self.frames = Counter("tgtrace_frames", "Frames received from the flow's export", registry=self.registry)
-        self._server = None
+        self._server: Any = None
 
     def serve(self, address: str) -> None:
         """Serve /metrics at ``[HOST:]PORT`` (host 127.0.0.1 unless given)."""

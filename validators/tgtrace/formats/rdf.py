@@ -8,7 +8,7 @@ graph tg-trace judged, so that a SHACL processor run on the file sees what the l
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import pyoxigraph as ox
 
@@ -28,6 +28,6 @@ def serialize(quads: Iterable[ox.Quad], fmt: str = "nquads") -> bytes:
     """The quads in one of RDF_FORMATS (TriG with the trace namespaces' prefixes)."""
     _, rdf_format = RDF_FORMATS[fmt]
     if rdf_format == ox.RdfFormat.N_TRIPLES:
-        quads = dict.fromkeys(ox.Triple(q.subject, q.predicate, q.object) for q in quads)  # once each, in order
+        quads = dict.fromkeys(ox.Triple(q.subject, q.predicate, q.object) for q in quads)  # type: ignore[misc]  # once each, in order
     prefixes = _PREFIXES if rdf_format == ox.RdfFormat.TRIG else None
-    return ox.serialize(quads, format=rdf_format, prefixes=prefixes)
+    return ox.serialize(quads, format=rdf_format, prefixes=prefixes)  # type: ignore[return-value]  # bytes, as no output is given

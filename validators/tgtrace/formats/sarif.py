@@ -22,6 +22,7 @@ from ..rulehelp import explain_rule
 from ..loaders.excerpt import excerpts
 from ..model import Finding, Report, Severity
 from ..rules import DOCS_BASE, Rule, all_rules
+from ..settings import Output
 from .common import relative_path, repository_root
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -138,7 +139,7 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
     """The SARIF log as a dict. ``rules`` defaults to the full registry."""
     if rules is None:
         rules = all_rules()
-    root = Path(root) if root is not None else repository_root()
+    root_path = Path(root) if root is not None else repository_root()
     descriptors = [_descriptor(rule) for rule in rules.values()]
     index = {rule.code: i for i, rule in enumerate(rules.values())}
     results = []
@@ -148,12 +149,12 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
         if finding.rule not in index:
             index[finding.rule] = len(descriptors)
             descriptors.append(_unknown_descriptor(finding.rule, finding))
-        path = relative_path(finding.file, root)
+        path = relative_path(finding.file, root_path)
         identity = (finding.rule, finding.focus, finding.trace, path, finding.path, finding.value)
         seen[identity] += 1
         results.append(_result(finding, index[finding.rule], path, seen[identity],
                                report.trace_models.get(finding.trace or ""), sources.get(finding)))
-    root_uri = root.absolute().as_uri().rstrip("/") + "/"
+    root_uri = root_path.absolute().as_uri().rstrip("/") + "/"
     run = {
         "tool": {
             "driver": {
@@ -174,5 +175,5 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def render(report: Report, output) -> str:
+def render(report: Report, output: Output) -> str:
     return json.dumps(to_sarif(report, root=output.root), indent=2, ensure_ascii=False) + "\n"

@@ -11,6 +11,7 @@ from ..advice import advise
 from ..escaping import printable
 from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
+from ..settings import Output
 from .common import plural, shown_path
 
 # An excerpt line longer than this is cut around the term at fault.
@@ -62,7 +63,7 @@ def _window(text: str, start: int | None, end: int | None) -> tuple[str, int | N
     """The line cut to EXCERPT_WIDTH characters around the span, with ellipses where cut."""
     if len(text) <= EXCERPT_WIDTH:
         return text, start, end
-    if start is None:
+    if start is None or end is None:
         return text[:EXCERPT_WIDTH - 1] + "…", None, None
     end = min(end, start + EXCERPT_WIDTH - 2)
     left = max(0, min(start - 10, end + 12 - (EXCERPT_WIDTH - 2)))
@@ -103,7 +104,7 @@ def detail_lines(finding, advice, excerpt, color: bool = False) -> list[str]:
     return out
 
 
-def render(report: Report, output) -> str:
+def render(report: Report, output: Output) -> str:
     color, root = output.color, output.root
     concise = output.format == "concise"
     lines: list[str] = []

@@ -17,17 +17,28 @@ import re
 import select
 import stat
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 import pyoxigraph as ox
 
 from .base import RDF_FORMATS, Input, InputError
 from .objects import from_object
-from .trustgraph import (MSGPACK_SUFFIXES, SET_KINDS, STREAM_KINDS, TGX_SUFFIXES, exported_nquads_input,
-                         is_exported_nquads, is_gzip, is_msgpack_core, line_kind, line_quads, msgpack_input,
-                         tgx_input)
-from .wire import WireError, element_lines, is_jsonld_document, is_wire_document, triples_to_quads, wire_lines
+from .trustgraph import (
+    MSGPACK_SUFFIXES,
+    SET_KINDS,
+    STREAM_KINDS,
+    TGX_SUFFIXES,
+    exported_nquads_input,
+    is_exported_nquads,
+    is_gzip,
+    is_msgpack_core,
+    line_kind,
+    line_quads,
+    msgpack_input,
+    tgx_input,
+)
+from .wire import WireError, element_lines, is_jsonld_document, is_wire_document, wire_lines
 
 INPUT_FORMATS = ("wire", "jsonl", *RDF_FORMATS, "kgcore", "tgx")
 
@@ -128,7 +139,7 @@ def _messages_input(name: str, data: bytes, path: Path | None, document, message
     kind, items = messages
     starts = element_lines(data.decode("utf-8")) if items is document else [1]
     quads: list[ox.Quad] = []
-    lines: dict[tuple, int] = {}
+    lines: dict[tuple, int | None] = {}
     for index, message in enumerate(items):
         line = starts[index] if index < len(starts) else None
         try:
@@ -147,7 +158,7 @@ def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:
     since their order is the store's, not the emitter's). Read lazily."""
 
     def read_lines() -> Iterator[bytes]:
-        return iter(data.split(b"\n")) if data is not None else _file_lines(path)
+        return iter(data.split(b"\n")) if data is not None else _file_lines(path)  # type: ignore[arg-type]  # path is given when data is not
 
     def events() -> Iterator[tuple[int, list[ox.Quad]]]:
         read = 0
@@ -161,7 +172,7 @@ def _jsonl_input(name: str, data: bytes | None, path: Path | None) -> Input:
     def quads() -> Iterator[ox.Quad]:
         for number, batch in events():
             for quad in batch:
-                item._lines.setdefault((quad.subject, quad.predicate, quad.object), number)
+                item._lines.setdefault((quad.subject, quad.predicate, quad.object), number)  # type: ignore[union-attr]  # made with _lines={}
             yield from batch
 
     kind = _jsonl_kind(name, read_lines())
@@ -253,7 +264,7 @@ class _CountingReader:
 
 def _parse_counting(path: Path, rdf_format, report: Callable[[int], None]) -> Iterator[ox.Quad]:
     with open(path, "rb") as handle:
-        yield from ox.parse(_CountingReader(handle, report), format=rdf_format)
+        yield from ox.parse(_CountingReader(handle, report), format=rdf_format)  # type: ignore[arg-type]  # reads as a file does
 
 
 BOM = b"\xef\xbb\xbf"

@@ -7,11 +7,12 @@ line is found without going back to the loader.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -63,7 +64,7 @@ class Input:
     format: str
     _quads: Callable[[], Iterator[ox.Quad]]
     # Lines of triples, known up front for formats parsed here (wire JSON).
-    _lines: dict[tuple, int] | None = None
+    _lines: dict[tuple, int | None] | None = None
     text: bytes | None = None
     path: Path | None = None
     size: int = 0
@@ -73,7 +74,7 @@ class Input:
     # For explain streams: the events, one (line, quads) at a time, so traces can be linted as they end.
     events: Callable[[], Iterator[tuple[int, list]]] | None = None
     # What the format lost on the way out of TrustGraph (a losses.Loss), when it is known to lose anything.
-    loss: object | None = None
+    loss: Any = None
     # The locator of a format that finds its own places (a member inside an archive).
     custom_locator: Callable[[], Locator] | None = None
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 # Names a loader gives input that did not come from a file.
 _NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}

@@ -146,7 +146,7 @@ def read(r: Range, name: str) -> RangeQuads:
                 got.quads.extend(batch)
                 got.lines.extend([number] * len(batch))
         else:
-            _read_lines(data, r.format, name, got)
+            _read_lines(data, r.format, name, got)  # type: ignore[arg-type]  # a range with an end has a format
     except InputError as exc:
         got.error = (exc.line, exc.problem)
     return got
@@ -166,7 +166,7 @@ def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads) -> None:
     # of the parse.
     starts = data.count(b"\n<") + data.count(b"\n_") + (data[:1] in (b"<", b"_"))
     if len(quads) == got.line_count == starts:
-        got.quads, got.lines = quads, range(1, len(quads) + 1)
+        got.quads, got.lines = quads, range(1, len(quads) + 1)  # type: ignore[assignment]  # complete: read, never extended
         return
     raw = data.split(b"\n")
     statements = [n for n, line in enumerate(raw, start=1) if line.strip() and not line.lstrip().startswith(b"#")]
@@ -208,4 +208,4 @@ def no_triples(name: str, fmt: str | None) -> InputError:
     """The error of a part from which no triple was read, worded as one process words it."""
     if fmt == "jsonl":
         return InputError(name, None, "holds no triples (no explain event with triples, no wire triple)")
-    return InputError(name, None, f"holds no triples ({FORMAT_NAMES.get(fmt, fmt)} read)")
+    return InputError(name, None, f"holds no triples ({FORMAT_NAMES.get(fmt or '', fmt)} read)")

@@ -22,8 +22,9 @@ import io
 import re
 import tarfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any
 
 import msgpack  # the reference implementation of msgpack, with limits on every length it reads
 import pyoxigraph as ox
@@ -153,7 +154,7 @@ def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None
     """A knowledge core, streamed record by record; a finding's line is its record's number."""
 
     def quads() -> Iterator[ox.Quad]:
-        handle = open(path, "rb") if data is None else None
+        handle = open(path, "rb") if data is None else None  # type: ignore[arg-type]  # path is given when data is not
         try:
             unpacker = msgpack.Unpacker(handle, raw=False, max_buffer_size=MAX_RECORD_BYTES,
                                         strict_map_key=True)
@@ -175,9 +176,9 @@ def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None
                 except WireError as exc:
                     raise InputError(name, number, f"record {number}: {exc.problem}") from None
                 for quad in batch or ():
-                    item._lines.setdefault((quad.subject, quad.predicate, quad.object), number)
+                    item._lines.setdefault((quad.subject, quad.predicate, quad.object), number)  # type: ignore[union-attr]  # made with _lines={}
                     yield quad
-            total = len(data) if data is not None else path.stat().st_size
+            total = len(data) if data is not None else path.stat().st_size  # type: ignore[union-attr]  # path is given when data is not
             if unpacker.tell() != total:
                 raise InputError(name, number + 1, f"is truncated: record {number + 1} ends before its last "
                                                    f"byte ({total - unpacker.tell()} bytes left over)")
@@ -185,7 +186,7 @@ def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None
             if handle is not None:
                 handle.close()
 
-    size = len(data) if data is not None else path.stat().st_size
+    size = len(data) if data is not None else path.stat().st_size  # type: ignore[union-attr]  # path is given when data is not
     item = Input(name, "kgcore", quads, _lines={}, path=path, size=size)
     return item
 
@@ -323,9 +324,9 @@ def tgx_input(name: str, path: Path | None = None, data: bytes | None = None) ->
     """A workspace bundle: the N-Quads of each collection, read from the archive (never extracted),
     each trace entity put back in the named graph its class says; the loss is the table's."""
     def opener():
-        return open(path, "rb") if data is None else io.BytesIO(data)
+        return open(path, "rb") if data is None else io.BytesIO(data)  # type: ignore[arg-type]  # path is given when data is not
 
-    compressed = len(data) if data is not None else path.stat().st_size
+    compressed = len(data) if data is not None else path.stat().st_size  # type: ignore[union-attr]  # path is given when data is not
     members: list[str] = []
 
     def quads() -> Iterator[ox.Quad]:
@@ -363,14 +364,14 @@ def exported_nquads_input(name: str, path: Path | None = None, data: bytes | Non
             lines: Iterator[bytes] = iter(data.splitlines(keepends=True))
             read = _parse_member(name, lines)
         else:
-            with open(path, "rb") as handle:
+            with open(path, "rb") as handle:  # type: ignore[arg-type]  # path is given when data is not
                 read = _parse_member(name, iter(handle))
         graphs = _graph_of(read)
         for quad in read:
             graph = graphs.get(quad.subject)
             yield ox.Quad(quad.subject, quad.predicate, quad.object, graph) if graph else quad
 
-    size = len(data) if data is not None else path.stat().st_size
+    size = len(data) if data is not None else path.stat().st_size  # type: ignore[union-attr]  # path is given when data is not
     return Input(name, "nquads", quads, text=data, path=path, size=size, loss=loss_of("tgx"))
 
 

@@ -159,13 +159,13 @@ def events_to_quads(events: list) -> list[ox.Quad]:
     return quads
 
 
-def wire_lines(name: str, data: bytes, document: Any) -> tuple[list[ox.Quad], dict[tuple, int]]:
+def wire_lines(name: str, data: bytes, document: Any) -> tuple[list[ox.Quad], dict[tuple, int | None]]:
     """Quads of a wire document, with the line each triple starts on."""
     text = data.decode("utf-8")
     items = document if isinstance(document, list) else [document]
     starts = element_lines(text) if isinstance(document, list) else [1]
     quads: list[ox.Quad] = []
-    lines: dict[tuple, int] = {}
+    lines: dict[tuple, int | None] = {}
     for index, item in enumerate(items):
         line = starts[index] if index < len(starts) else None
         try:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import rdflib
 from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
-
 from tgtrace import resources
 from tgtrace.generations import release_key
 

@@ -8,7 +8,7 @@ from tgtrace.rulehelp import curie
 
 from .. import diagrams
 from ..constraints import PropertyUse
-from ..context import Context, SiteError, cell, rel, rel_html
+from ..context import Context, SiteError, cell, rel_html
 from ..ontology import ClassInfo, local_name
 from ..patterns import PATTERNS
 from ..traces import DERIVED, Trace, to_turtle

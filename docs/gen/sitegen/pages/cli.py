@@ -4,7 +4,6 @@ and the output formats as the format registry lists them."""
 from __future__ import annotations
 
 import click
-
 from tgtrace.formats import FORMATS
 
 from ..context import Context

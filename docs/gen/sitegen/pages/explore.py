@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from tgtrace import traceviews
-from tgtrace.formats import diagram, listshow, render
 from tgtrace.api import lint
+from tgtrace.formats import diagram, listshow, render
 
 from ..context import DIAGRAM_MARK, Context, SiteError, rel_html
 from ..patterns import PATTERNS
