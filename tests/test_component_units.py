@@ -20,7 +20,7 @@ from tgtrace.engines.fast import Compiler, Engine, _Run
 from tgtrace.graph import TraceGraph, key_from_rdflib
 from tgtrace.loaders import load
 from tgtrace.namespaces import SH
-from tgtrace.shapes import ShapesModel
+from tgtrace.shapes import CORE_COMPONENTS, ShapesModel
 
 SAMPLES = """
 @prefix sh: <http://www.w3.org/ns/shacl#> .
@@ -118,7 +118,7 @@ def _disagreements(model: ShapesModel, graph: TraceGraph) -> tuple[list[str], se
             if wrong:
                 problems.append(f"{name}: the compiled form and the check disagree on {len(wrong)} of "
                                 f"{len(values) if native.value_test else len(sets)} (subclass={subclass}, "
-                                f"shape {shape.node}), first {wrong[0]!r}")
+                                f"shape {shape.node}), first {repr(wrong[0])[:160]}")
     run.release()
     return problems, ran
 
@@ -145,3 +145,13 @@ def test_a_compiled_form_that_drifts_from_its_check_is_named(graph, monkeypatch)
     monkeypatch.setitem(COMPONENTS, iri, drifted)
     problems, _ = _disagreements(_models()["samples"], graph)
     assert problems and all(p.startswith("MinCountConstraintComponent: ") for p in problems), problems
+
+
+def test_each_component_reads_the_parameters_its_declaration_names():
+    # SHACL Core's, as the shapes reader knows them; the project's, as shapes/components.ttl declares them.
+    declared = {SH + local: {SH + p for p in mandatory + optional}
+                for local, (mandatory, optional) in CORE_COMPONENTS.items()}
+    declared |= {iri: {*c.mandatory, *c.optional} for iri, c in Engine.packaged().model.components.items()}
+    wrong = [f"{iri}: reads {sorted(native.parameters)}, declared {sorted(declared.get(iri, ()))}"
+             for iri, native in COMPONENTS.items() if set(native.parameters) != declared.get(iri)]
+    assert not wrong, "\n".join(wrong)

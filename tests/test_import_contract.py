@@ -175,6 +175,26 @@ def test_the_contract_catches_what_breaks_it(tmp_path, modules, expected):
     assert any(p.startswith(expected) for p in problems), problems
 
 
+# The generic engine (SHACL's components, their registry and XSD's lexical forms) knows graphs, not
+# TrustGraph: TrustGraph's semantics reach it as components registered from engines/trustgraph.py.
+GENERIC = ("engines.component", "engines.xsd", "engines.core")
+TRUSTGRAPH = ("generations", "vocabulary", "explainability_client", "rules", "engines.trustgraph")
+TRUSTGRAPH_NAMES = {"graph": {"terminal_answers", "answer_pattern", "is_root_question"}}
+
+
+def test_the_generic_engine_imports_nothing_of_trustgraph():
+    files = module_files(PACKAGE)
+    found = []
+    for module in (m for m in files if m in GENERIC or m.startswith("engines.core.")):
+        tree = ast.parse(files[module].read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            for name, names in _imported(node, {}):
+                target = _absolute(name, module, files[module].name == "__init__.py", PACKAGE.name)
+                if target in TRUSTGRAPH or set(names) & TRUSTGRAPH_NAMES.get(target, set()):
+                    found.append(f"{module} imports {target} {names}")
+    assert not found, "\n".join(found)
+
+
 def test_contributing_maps_every_module_on_its_floor():
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     bullets = dict(re.findall(r"^- \*\*(\w+)\*\*(.*?)(?=^- \*\*|^\S|\Z)", text, re.M | re.S))
