@@ -22,19 +22,19 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterator
 
 import pyoxigraph as ox
 import rdflib
 
-from ..graph import (DERIVED, RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key,
+from ..graph import (RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key,
                      key_from_rdflib, to_rdflib)
 from ..namespaces import SH
 from ..rules import model_for
 from ..shapes import Path, Shape, ShapesError, ShapesModel
 from ..vocabulary import declarations
 from . import Hit
-from . import core  # registers SHACL Core's components
+from . import core  # noqa: F401  (registers SHACL Core's components)
 from .component import COMPONENTS, TARGET_NODES, TARGET_TYPES, Context
 from .core.shape_based import QUALIFIED_RESULT_COMPONENTS
 from .sparql import SparqlRunner, refuse_services
@@ -819,7 +819,7 @@ def _generate_code(rules: list, subclass: bool) -> Callable:
         else:
             lines.append("    values = ()")
         for constraint in constraints:
-            iri, params = constraint.component, constraint.params
+            iri = constraint.component
             c = bind(iri)
             native = COMPONENTS.get(iri)
             expression = compiler.expression(constraint)

@@ -128,7 +128,8 @@ def _several_answers(graph: TraceGraph, params) -> set:
                       lambda graph: {q for q in _root_questions(graph) if len(terminal_answers(graph, q)) > 1})
 
 
-@component("SingleTerminalAnswerConstraintComponent", "singleTerminalAnswer", namespace=TGL, own_values=True, candidates=_several_answers)
+@component("SingleTerminalAnswerConstraintComponent", "singleTerminalAnswer", namespace=TGL,
+           own_values=True, candidates=_several_answers)
 def _single_terminal_answer(ctx, shape, focus, values, params):
     # The terminal answers are among the path's values (the focus's descendants).
     if true(param(params, "singleTerminalAnswer", TGL)) and is_root_question(ctx.graph, focus):
@@ -143,7 +144,8 @@ def _unanswered(graph: TraceGraph, params) -> set:
                       lambda graph: {q for q in _root_questions(graph) if not terminal_answers(graph, q)})
 
 
-@component("TerminalAnswerRequiredConstraintComponent", "terminalAnswerRequired", namespace=TGL, own_values=True, candidates=_unanswered)
+@component("TerminalAnswerRequiredConstraintComponent", "terminalAnswerRequired", namespace=TGL,
+           own_values=True, candidates=_unanswered)
 def _terminal_answer_required(ctx, shape, focus, values, params):
     if true(param(params, "terminalAnswerRequired", TGL)) and is_root_question(ctx.graph, focus) \
             and not terminal_answers(ctx.graph, focus):
@@ -159,7 +161,8 @@ def _contradictory(graph: TraceGraph, params) -> set:
     return graph.fact("roots of contradictory models", compute)
 
 
-@component("ConsistentTraceModelConstraintComponent", "consistentTraceModel", namespace=TGL, own_values=True, candidates=_contradictory)
+@component("ConsistentTraceModelConstraintComponent", "consistentTraceModel", namespace=TGL,
+           own_values=True, candidates=_contradictory)
 def _consistent_trace_model(ctx, shape, focus, values, params):
     if true(param(params, "consistentTraceModel", TGL)) and is_root_question(ctx.graph, focus):
         inference = infer(ctx.graph).get(focus)
@@ -186,7 +189,8 @@ def _listed(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-@component("DeclaredPredicatesConstraintComponent", "declaredPredicatesIn", "declaredPredicates", namespace=TGL, static=True)
+@component("DeclaredPredicatesConstraintComponent", "declaredPredicatesIn", "declaredPredicates", namespace=TGL,
+           static=True)
 def _declared_predicates(ctx, shape, focus, predicates, params):
     namespace = str(param(params, "declaredPredicatesIn", TGL))
     declared = _listed(str(param(params, "declaredPredicates", TGL)))
@@ -211,8 +215,12 @@ def _term_users(graph: TraceGraph, types, predicates, params) -> bool:
 TARGET_TYPES[TGL + "TermUsersTarget"] = _term_users
 
 
+def _unread(graph: TraceGraph, params) -> set:
+    return reader_missed(graph) if true(param(params, "reachedByReader", TGL)) else set()
+
+
 @component("ReachedByReaderConstraintComponent", "reachedByReader", namespace=TGL, own_values=True,
-           candidates=lambda graph, params: reader_missed(graph) if true(param(params, "reachedByReader", TGL)) else set())
+           candidates=_unread)
 def _reached_by_reader(ctx, shape, focus, values, params):
     if true(param(params, "reachedByReader", TGL)) and focus in reader_missed(ctx.graph):
         yield focus, None
