@@ -50,6 +50,9 @@ class Native:
     # (graph, params) -> the only focus nodes that can fail, so that the others are not visited.
     candidates: Callable | None = None
     compiled: Callable | None = None  # (params, compiler) -> a Python expression, or None
+    # Its results depend on the value nodes alone, not on which focus node they belong to, so
+    # nodes of one kind with the same values (none, or their types) share them.
+    value_only: bool = False
 
 
 COMPONENTS: dict[str, Native] = {}
@@ -64,11 +67,11 @@ def _names(namespace: str, parameters: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def component(local: str, *parameters: str, namespace: str = SH, static: bool = False, own_values: bool = False,
-              candidates: Callable | None = None, compiled: Callable | None = None):
+              candidates: Callable | None = None, compiled: Callable | None = None, value_only: bool = False):
     """Register a check under namespace + local, reading the parameters named (in namespace)."""
     def register(check):
         COMPONENTS[namespace + local] = Native(check, _names(namespace, parameters), static, None, own_values,
-                                               candidates, compiled)
+                                               candidates, compiled, value_only)
         return check
     return register
 
@@ -82,7 +85,7 @@ def per_value(local: str, *parameters: str, namespace: str = SH, compiled: Calla
                 if not test(ctx.graph, value):
                     yield value, None
         COMPONENTS[namespace + local] = Native(check, _names(namespace, parameters), False, make_test,
-                                               compiled=compiled)
+                                               compiled=compiled, value_only=True)
         return make_test
     return register
 

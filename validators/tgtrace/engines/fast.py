@@ -48,9 +48,7 @@ IMPLEMENTED_COMPONENTS = frozenset(
     {c for c in COMPONENTS if c.startswith(SH) and c != SH + "QualifiedValueShapeConstraintComponent"}
     | QUALIFIED_RESULT_COMPONENTS | {PROPERTY, SPARQL_CONSTRAINT})
 # Components whose results depend on the value nodes alone, not on which focus node they belong to.
-_VALUE_ONLY = {c for c, native in COMPONENTS.items() if native.value_test is not None} | {
-    SH + "MinCountConstraintComponent", SH + "MaxCountConstraintComponent", SH + "HasValueConstraintComponent",
-    SH + "QualifiedValueShapeConstraintComponent", SH + "UniqueLangConstraintComponent"}
+_VALUE_ONLY = {c for c, native in COMPONENTS.items() if native.value_only}
 _FOCUS = object()  # stands for "the focus node" in results shared by a kind of nodes
 _EMPTY: frozenset = frozenset()
 _NONE: tuple = ()

@@ -19,7 +19,7 @@ def _closed(ctx, shape, focus, values, params):
                     yield o, predicate
 
 
-@component("HasValueConstraintComponent", "hasValue",
+@component("HasValueConstraintComponent", "hasValue", value_only=True,
            compiled=lambda params, compiler: f"{compiler.bind(key_from_rdflib(param(params, 'hasValue')))} in values")
 def _has_value(ctx, shape, focus, values, params):
     if key_from_rdflib(param(params, "hasValue")) not in values:

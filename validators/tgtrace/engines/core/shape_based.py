@@ -18,7 +18,7 @@ def _node(ctx, params):
 
 
 @component("QualifiedValueShapeConstraintComponent", "qualifiedValueShape", "qualifiedMinCount",
-           "qualifiedMaxCount", "qualifiedValueShapesDisjoint")
+           "qualifiedMaxCount", "qualifiedValueShapesDisjoint", value_only=True)
 def _qualified(ctx, shape, focus, values, params):
     nested = param(params, "qualifiedValueShape")
     siblings = getattr(shape, "qualified_siblings", ()) if true(param(params, "qualifiedValueShapesDisjoint")) else ()

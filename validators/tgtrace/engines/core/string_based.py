@@ -75,7 +75,7 @@ def _language_in(ctx, params):
         any(_lang_matches(v.language, r) for r in ranges)
 
 
-@component("UniqueLangConstraintComponent", "uniqueLang")
+@component("UniqueLangConstraintComponent", "uniqueLang", value_only=True)
 def _unique_lang(ctx, shape, focus, values, params):
     if not true(param(params, "uniqueLang")):
         return
