@@ -25,8 +25,12 @@ FLOORS: dict[str, tuple[str, ...]] = {
     "ground": ("errors", "namespaces", "escaping", "guarded", "model", "graph", "resources"),
     "loaders": ("loaders", "loaders.base", "loaders.wire", "loaders.objects", "loaders.trustgraph",
                 "loaders.ranges", "loaders.losses", "loaders.excerpt", "stream", "pieces", "gateway"),
-    "rules": ("shapes", "vocabulary", "generations", "rules", "rulehelp", "bundle", "advice"),
-    "engines": ("engines", "engines.components", "engines.fast", "engines.paths", "engines.sparql",
+    "rules": ("shapes", "vocabulary", "generations", "explainability_client", "rules", "rulehelp", "bundle",
+              "advice"),
+    "engines": ("engines", "engines.component", "engines.xsd", "engines.core", "engines.core.value_type",
+                "engines.core.cardinality", "engines.core.value_range", "engines.core.string_based",
+                "engines.core.property_pair", "engines.core.logical", "engines.core.shape_based",
+                "engines.core.other", "engines.trustgraph", "engines.fast", "engines.paths", "engines.sparql",
                 "engines.shacl"),
     "report": ("settings", "config", "baseline", "coverage", "api", "traceviews", "cluster", "watch", "selfcheck"),
     "formats": ("files", "formats", "formats.common", "formats.diagram", "formats.github", "formats.gitlab",
@@ -168,6 +172,26 @@ def test_the_contract_catches_what_breaks_it(tmp_path, modules, expected):
     floors = {"ground": ("", "low", "other"), "top": ("high",)}
     problems = violations(import_graph(_package(tmp_path, modules)), floors, {})
     assert any(p.startswith(expected) for p in problems), problems
+
+
+# The generic engine (SHACL's components, their registry and XSD's lexical forms) knows graphs, not
+# TrustGraph: TrustGraph's semantics reach it as components registered from engines/trustgraph.py.
+GENERIC = ("engines.component", "engines.xsd", "engines.core")
+TRUSTGRAPH = ("generations", "vocabulary", "explainability_client", "rules", "engines.trustgraph")
+TRUSTGRAPH_NAMES = {"graph": {"terminal_answers", "answer_pattern", "is_root_question"}}
+
+
+def test_the_generic_engine_imports_nothing_of_trustgraph():
+    files = module_files(PACKAGE)
+    found = []
+    for module in (m for m in files if m in GENERIC or m.startswith("engines.core.")):
+        tree = ast.parse(files[module].read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            for name, names in _imported(node, {}):
+                target = _absolute(name, module, files[module].name == "__init__.py", PACKAGE.name)
+                if target in TRUSTGRAPH or set(names) & TRUSTGRAPH_NAMES.get(target, set()):
+                    found.append(f"{module} imports {target} {names}")
+    assert not found, "\n".join(found)
 
 
 def test_contributing_maps_every_module_on_its_floor():

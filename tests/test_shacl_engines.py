@@ -344,7 +344,7 @@ JSON_TEXTS = ['{}', '[]', '{"a": 1}', "{'query': 'x'}", '"x"', '1', '-0.5e+3', '
 def test_json_text_in_standard_sparql_judges_as_json_parsing_does(bundle_graph):
     """D004's component in plain SPARQL (pyoxigraph and rdflib, the engines of two SHACL processors)
     says what the native check, Python's JSON parser without NaN and Infinity, says."""
-    from tgtrace.engines.components import is_json
+    from tgtrace.engines.trustgraph import is_json
 
     component = TGL.JSONTextConstraintComponent
     ask = str(bundle_graph.value(bundle_graph.value(component, SH.validator), SH.ask))

@@ -16,15 +16,14 @@ import click
 
 from . import api, config, selfcheck, traceviews
 from .baseline import Baseline
-from .escaping import message, printable
-from .rulehelp import explain_rule, list_rules
 from .errors import TgTraceError
+from .escaping import message, printable
 from .files import refuse_inputs, write_atomic
-from .formats import FORMATS, default_format, emit, refuse_statistics
-from .formats import diagram, live
+from .formats import FORMATS, default_format, diagram, emit, live, refuse_statistics
 from .formats.common import plural
 from .loaders import INPUT_FORMATS, expand_paths, load
 from .model import Report, Severity
+from .rulehelp import explain_rule, list_rules
 from .rules import get_rule
 from .settings import ENGINES, Output
 

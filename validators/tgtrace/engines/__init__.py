@@ -2,6 +2,10 @@
 
 ``fast`` (the default) evaluates the shapes by constraint components over the
 trace graph; ``shacl`` runs pySHACL on the same shapes, as the reference.
+
+The project's own components (``trustgraph``) register here, with the
+package: the generic engine (``fast``, ``component``, ``core``) knows them
+only as entries of the component registry.
 """
 
 from __future__ import annotations
@@ -17,3 +21,8 @@ class Hit:
     focus: object
     path: str | None
     value: object
+
+
+from . import trustgraph  # noqa: E402  (registers the project's components; it needs nothing above)
+
+__all__ = ["Hit", "trustgraph"]

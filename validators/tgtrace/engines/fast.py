@@ -1,7 +1,9 @@
 """The default engine: SHACL evaluated by constraint components over the trace graph.
 
 Every shape is read by ``tgtrace.shapes``; each constraint is one use of a
-component, evaluated by its native implementation (``components.py``), or,
+component, evaluated by its native implementation (``component.py`` says what
+one is; SHACL Core's are in ``core/``, the project's own register themselves
+from ``trustgraph.py``), or,
 for a SHACL-SPARQL component or constraint that has none, by running its
 SPARQL over the focus node's trace (``sparql.py``). Nothing here names a rule.
 
@@ -10,29 +12,32 @@ the same predicates) share a plan: what their types and predicates alone
 decide (which shapes target them, the checks on rdf:type, absent properties,
 static components) is decided once per kind. And the checks that read a
 node's values for shapes whose path is a predicate are compiled into one
-Python function per kind, with the common value tests (sh:in, sh:pattern,
-sh:nodeKind, sh:class, sh:or of class tests) inlined.
+Python function per kind, with the compiled forms of the components that have
+one (sh:in, sh:pattern, sh:nodeKind, sh:class, sh:or of class tests, the counts
+and sh:hasValue) inlined.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from collections.abc import Callable, Iterator
 
 import pyoxigraph as ox
 import rdflib
 
-from ..graph import (RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key,
-                     key_from_rdflib, to_rdflib)
+from ..graph import RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key, key_from_rdflib, to_rdflib
 from ..namespaces import SH
 from ..rules import model_for
 from ..shapes import Path, Shape, ShapesError, ShapesModel
 from ..vocabulary import declarations
-from . import Hit
-from .components import (COMPONENTS, NODE_KINDS, QUALIFIED_RESULT_COMPONENTS, TARGET_NODES, TARGET_TYPES, Context,
-                         compile_pattern, pattern_ok)
+from . import (
+    Hit,
+    core,  # noqa: F401  (registers SHACL Core's components)
+)
+from .component import COMPONENTS, TARGET_NODES, TARGET_TYPES, Context
+from .core.shape_based import QUALIFIED_RESULT_COMPONENTS
 from .sparql import SparqlRunner, refuse_services
 
 PROPERTY = SH + "PropertyConstraintComponent"
@@ -44,9 +49,7 @@ IMPLEMENTED_COMPONENTS = frozenset(
     {c for c in COMPONENTS if c.startswith(SH) and c != SH + "QualifiedValueShapeConstraintComponent"}
     | QUALIFIED_RESULT_COMPONENTS | {PROPERTY, SPARQL_CONSTRAINT})
 # Components whose results depend on the value nodes alone, not on which focus node they belong to.
-_VALUE_ONLY = {c for c, native in COMPONENTS.items() if native.value_test is not None} | {
-    SH + "MinCountConstraintComponent", SH + "MaxCountConstraintComponent", SH + "HasValueConstraintComponent",
-    SH + "QualifiedValueShapeConstraintComponent", SH + "UniqueLangConstraintComponent"}
+_VALUE_ONLY = {c for c, native in COMPONENTS.items() if native.value_only}
 _FOCUS = object()  # stands for "the focus node" in results shared by a kind of nodes
 _EMPTY: frozenset = frozenset()
 _NONE: tuple = ()
@@ -274,6 +277,7 @@ class _Run:
         self.context = Context(graph, self.conforms)
         self._conforms: dict = {}
         self._compiled: dict = {}
+        self._tests: dict = {}
         self._sparql: SparqlRunner | None = None
         self.subclass = SUBCLASS in graph._predicates()
 
@@ -333,12 +337,9 @@ class _Run:
         for constraint in shape.constraints:
             iri, params = constraint.component, constraint.params
             native = COMPONENTS.get(iri)
-            if iri == SH + "MinCountConstraintComponent":
-                tests.append(lambda vs, n=int(params[SH + "minCount"]): len(vs) >= n)
-            elif iri == SH + "MaxCountConstraintComponent":
-                tests.append(lambda vs, n=int(params[SH + "maxCount"]): len(vs) <= n)
-            elif iri == SH + "HasValueConstraintComponent":
-                tests.append(lambda vs, v=key_from_rdflib(params[SH + "hasValue"]): v in vs)  # noqa: B008 (bound once, on purpose)
+            compiled = _values_function(constraint)
+            if compiled is not None:
+                tests.append(compiled)
             elif iri == SH + "QualifiedValueShapeConstraintComponent" and \
                     params.get(SH + "qualifiedValueShapesDisjoint") is None:
                 low, high = params.get(SH + "qualifiedMinCount"), params.get(SH + "qualifiedMaxCount")
@@ -420,6 +421,15 @@ class _Run:
             return
         for row in self.sparql.select(validator.query, validator.prefixes, bindings, focus, path):
             yield Result(shape, constraint.component, row.get("this", focus), row.get("value"), row.get("path"))
+
+    def test(self, constraint) -> Callable:
+        """The per-value test of a constraint, built once per run (it may ask the run whether a
+        node conforms to a shape)."""
+        test = self._tests.get(id(constraint))
+        if test is None:
+            test = self._tests[id(constraint)] = COMPONENTS[constraint.component].value_test(
+                self.context, constraint.params)
+        return test
 
     # ------------------------------------------------------------------- targets
 
@@ -726,68 +736,77 @@ def _classes_of(members: list) -> frozenset | None:
 
 
 def _types_property_test(prop: Shape) -> Callable | None:
-    """sh:property on rdf:type with counts and sh:hasValue only: a test of the types set."""
+    """sh:property on rdf:type whose constraints all judge the set of values (the counts,
+    sh:hasValue) by their compiled forms: a test of the types set."""
     if prop.path is None or prop.path.iri != RDF_TYPE or prop.sparql or prop.deactivated:
         return None
     tests = []
     for c in prop.constraints:
-        if c.component == SH + "MinCountConstraintComponent":
-            tests.append(lambda kinds, n=int(c.params[SH + "minCount"]): len(kinds) >= n)
-        elif c.component == SH + "MaxCountConstraintComponent":
-            tests.append(lambda kinds, n=int(c.params[SH + "maxCount"]): len(kinds) <= n)
-        elif c.component == SH + "HasValueConstraintComponent":
-            tests.append(lambda kinds, v=key_from_rdflib(c.params[SH + "hasValue"]): v in kinds)  # noqa: B008 (bound once, on purpose)
-        else:
+        compiled = _values_function(c)  # the types are the values of rdf:type
+        if compiled is None:
             return None
+        tests.append(compiled)
     return _all_of(tests)
 
 
-def _inline(constraint, namespace: dict, subclass: bool) -> str | None:
-    """A Python expression over `v` (and `index`) for a per-value test, when one can be written."""
-    iri, params = constraint.component, constraint.params
+class Compiler:
+    """What the components' compiled forms are written with (see engines/component.py): Python
+    objects bound to names of one namespace, and the engine's tests of shapes on a node's types."""
 
-    def bind(value) -> str:
-        name = f"t{len(namespace)}"
-        namespace[name] = value
+    def __init__(self, subclass: bool, namespace: dict | None = None):
+        self.subclass = subclass
+        self.namespace = {"Literal": ox.Literal} if namespace is None else namespace
+
+    def bind(self, value, name: str | None = None) -> str:
+        name = name or f"t{len(self.namespace)}"
+        self.namespace[name] = value
         return name
 
-    if iri == SH + "InConstraintComponent":
-        return f"v in {bind(frozenset(key_from_rdflib(m) for m in params[SH + 'in']))}"
-    if iri == SH + "PatternConstraintComponent":
-        regex = compile_pattern(params[SH + "pattern"], params.get(SH + "flags"))
-        return f"pattern_ok({bind(regex)}, v)"
-    if iri == SH + "NodeKindConstraintComponent":
-        kind = str(params[SH + "nodeKind"])
-        if kind == SH + "IRI":
-            return '(type(v) is str and not v.startswith("_:"))'
-        if kind == SH + "Literal":
-            return "type(v) is Literal"
-        return f"{bind(NODE_KINDS[kind])}(v)"
-    if iri == SH + "ClassConstraintComponent" and not subclass:
-        return f"{bind(str(params[SH + 'class']))} in types_of(v)"
-    if iri in (SH + "OrConstraintComponent", SH + "NodeConstraintComponent") and not subclass:
-        members = params[SH + "or"] if iri == SH + "OrConstraintComponent" else [params[SH + "node"]]
-        classes = _classes_of(members)
+    def types_expression(self, shapes: list) -> str | None:
+        """v conforms to one of shapes, judged on types_of(v) alone; None when that cannot be."""
+        if self.subclass:
+            return None
+        classes = _classes_of(shapes)
         if classes is not None:
-            return f"not {bind(classes)}.isdisjoint(types_of(v))"
-        tests = [_types_test(m) for m in members]
-        if None not in tests:
-            return f"any(f(types_of(v)) for f in {bind(tuple(tests))})"
-    return None
+            return f"not {self.bind(classes)}.isdisjoint(types_of(v))"
+        tests = [_types_test(m) for m in shapes]
+        if None in tests:
+            return None
+        return f"any(f(types_of(v)) for f in {self.bind(tuple(tests))})"
+
+    def expression(self, constraint) -> str | None:
+        """The constraint's compiled form, or None when its component has none for these parameters."""
+        native = COMPONENTS.get(constraint.component)
+        if native is None or native.compiled is None:
+            return None
+        return native.compiled(constraint.params, self)
+
+    def function(self, constraint) -> Callable | None:
+        """The compiled form as a function: of (types_of, v) for a per-value component, of values
+        for any other; True when the constraint holds."""
+        expression = self.expression(constraint)
+        if expression is None:
+            return None
+        arguments = "types_of, v" if COMPONENTS[constraint.component].value_test is not None else "values"
+        return eval(f"lambda {arguments}: {expression}", self.namespace)
+
+
+def _values_function(constraint) -> Callable | None:
+    """values -> the constraint holds, by the compiled form of a component that judges the set of values."""
+    native = COMPONENTS.get(constraint.component)
+    if native is None or native.value_test is not None:
+        return None
+    return Compiler(False).function(constraint)
 
 
 def _generate_code(rules: list, subclass: bool) -> Callable:
     """One Python function running the value-reading checks of every predicate-path shape of a kind."""
-    namespace: dict = {"Literal": ox.Literal, "pattern_ok": pattern_ok,
-                       "Result": Result, "COMPONENTS": COMPONENTS}
+    namespace: dict = {"Literal": ox.Literal, "Result": Result}
+    compiler = Compiler(subclass, namespace)
     lines = ["def run(runner, node, props):", "    index = runner.graph", "    types_of = index.types_of",
              "    context = runner.context"]
 
-    def bind(value) -> str:
-        name = f"t{len(namespace)}"
-        namespace[name] = value
-        return name
-
+    bind = compiler.bind
     for shape, constraints, present in rules:
         s = bind(shape)
         if len(present) == 1:
@@ -799,20 +818,13 @@ def _generate_code(rules: list, subclass: bool) -> Callable:
         else:
             lines.append("    values = ()")
         for constraint in constraints:
-            iri, params = constraint.component, constraint.params
+            iri = constraint.component
             c = bind(iri)
-            if iri == SH + "MinCountConstraintComponent":
-                lines.append(f"    if len(values) < {int(params[SH + 'minCount'])}: yield Result({s}, {c}, node, None, None)")
-                continue
-            if iri == SH + "MaxCountConstraintComponent":
-                lines.append(f"    if len(values) > {int(params[SH + 'maxCount'])}: yield Result({s}, {c}, node, None, None)")
-                continue
-            if iri == SH + "HasValueConstraintComponent":
-                lines.append(f"    if {bind(key_from_rdflib(params[SH + 'hasValue']))} not in values: "
-                             f"yield Result({s}, {c}, node, None, None)")
-                continue
             native = COMPONENTS.get(iri)
-            expression = _inline(constraint, namespace, subclass)
+            expression = compiler.expression(constraint)
+            if expression is not None and native.value_test is None:  # a test of the set of values
+                lines.append(f"    if not ({expression}): yield Result({s}, {c}, node, None, None)")
+                continue
             if expression is None and native is not None and native.value_test is not None:
                 # Built once per run (the test may ask the run whether a node conforms to a shape).
                 lines.append(f"    test = runner.test({bind(constraint)})")
@@ -824,17 +836,6 @@ def _generate_code(rules: list, subclass: bool) -> Callable:
                 lines.append(f"    yield from runner.constraint({s}, {bind(constraint)}, node, list(values))")
     exec(compile("\n".join(lines), "<tgtrace compiled shapes>", "exec"), namespace)
     return namespace["run"]
-
-
-def _run_test(self: _Run, constraint) -> Callable:
-    tests = self.__dict__.setdefault("_tests", {})
-    test = tests.get(id(constraint))
-    if test is None:
-        test = tests[id(constraint)] = COMPONENTS[constraint.component].value_test(self.context, constraint.params)
-    return test
-
-
-_Run.test = _run_test
 
 
 def lint(graph: TraceGraph, engine: Engine | None = None) -> list[Hit]:

@@ -14,8 +14,8 @@ import subprocess
 
 from ..errors import TgTraceError
 from ..escaping import bounded, message, printable
-from ..traceviews import TraceView
 from ..model import Severity
+from ..traceviews import TraceView
 
 FONT = "Helvetica,Arial,sans-serif"
 # The docs site theme's indigo palette, so diagrams read as part of the page.

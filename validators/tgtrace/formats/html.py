@@ -14,11 +14,11 @@ import re
 
 from ..advice import advise, short_iri
 from ..escaping import printable
-from ..traceviews import TraceView, views_of_report
 from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
 from ..rules import all_rules
 from ..settings import Output
+from ..traceviews import TraceView, views_of_report
 from . import diagram
 from .common import plural, shown_path
 from .text import detail_lines

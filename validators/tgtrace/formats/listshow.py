@@ -16,8 +16,8 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ..escaping import json_text, printable
-from ..traceviews import Step, TraceView
 from ..model import Severity
+from ..traceviews import Step, TraceView
 from .common import shown_path
 
 _UUID = re.compile(r"([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

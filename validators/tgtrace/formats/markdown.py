@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import Counter
 
 from ..escaping import printable
-from ..rulehelp import curie
 from ..model import Report, Severity
+from ..rulehelp import curie
 from ..rules import all_rules
 from ..settings import Output
 from .common import plural

@@ -7,9 +7,9 @@ prometheus_client writes the exposition format and serves it; it is an optional 
 
 from __future__ import annotations
 
-from ..errors import TgTraceError
 from typing import Any
 
+from ..errors import TgTraceError
 from ..model import Finding
 
 

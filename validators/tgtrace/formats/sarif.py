@@ -18,9 +18,9 @@ from urllib.parse import quote
 from .. import __version__
 from ..advice import advise
 from ..escaping import printable
-from ..rulehelp import explain_rule
 from ..loaders.excerpt import excerpts
 from ..model import Finding, Report, Severity
+from ..rulehelp import explain_rule
 from ..rules import DOCS_BASE, Rule, all_rules
 from ..settings import Output
 from .common import relative_path, repository_root

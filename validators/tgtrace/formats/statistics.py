@@ -6,8 +6,8 @@ import json
 
 from ..coverage import Coverage, statistics
 from ..escaping import printable
-from ..rulehelp import curie
 from ..model import Report
+from ..rulehelp import curie
 from .common import plural
 
 

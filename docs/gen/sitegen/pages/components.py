@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from tgtrace.engines.components import COMPONENTS as NATIVE
+from tgtrace.engines.component import COMPONENTS as NATIVE
 from tgtrace.engines.fast import IMPLEMENTED_COMPONENTS
 from tgtrace.namespaces import SH
 from tgtrace.rules import all_rules, model
