@@ -53,8 +53,9 @@ class InputResult:
     extra: dict = field(default_factory=dict)
 
 
-def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult:
-    """Findings of one trace graph, with what coverage needs to know of it."""
+def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozenset = frozenset()) -> InputResult:
+    """Findings of one trace graph, with what coverage needs to know of it. The nodes ``aside``
+    are in the graph to be read only: their own findings and counts are another graph's."""
     fast = Engine.packaged(settings.codes)
     declared = fast.prepare(graph)
     if settings.engine == "fast":
@@ -65,6 +66,8 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult
         raise ValueError(f"unknown engine {settings.engine!r} (choose {' or '.join(ENGINES)})")
     result = InputResult(graph.name, triples=graph.statements)
     models = infer(graph)
+    if aside:
+        hits = [hit for hit in hits if hit.focus not in aside]
     result.findings = _findings(graph, hits, settings, models)
     roots = graph.roots()
     if graph.locator.spans_parts:
@@ -73,7 +76,7 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult
     else:
         result.traces = {tg.name(root): graph.name for root in roots}
     result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
-    kinds = _kinds(graph)
+    kinds = _kinds(graph, aside)
     result.terms = _terms_used(kinds)
     result.type_sets = _type_sets(kinds)
     return result
@@ -136,8 +139,11 @@ def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None =
     return findings
 
 
-def _kinds(graph: TraceGraph) -> Counter:
-    """How many nodes of each kind (asserted types, predicates) the graph holds."""
+def _kinds(graph: TraceGraph, aside: frozenset = frozenset()) -> Counter:
+    """How many nodes of each kind (asserted types, predicates) the graph holds, those aside left out."""
+    if aside:
+        return Counter({kind: count for kind, nodes in graph.kinds().items()
+                        if (count := sum(1 for node in nodes if node not in aside))})
     return Counter({kind: len(nodes) for kind, nodes in graph.kinds().items()})
 
 

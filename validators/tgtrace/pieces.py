@@ -27,9 +27,11 @@ from array import array
 
 import pyoxigraph as ox
 
-from .graph import RDF_TYPE, StatementPlaces, TraceGraph, key
+from .graph import DERIVED, GENERATED, OWNING, RDF_TYPE, SUBCLASS, TG, StatementPlaces, TraceGraph, key
 
-_TYPE = ox.NamedNode(RDF_TYPE)
+# What hangs a trace together: a node linked by these is a step of a trace, never a description.
+STRUCTURAL = frozenset({DERIVED, GENERATED, *OWNING})
+_NO_HASHES = array("Q")
 
 
 def node_hash(node) -> int:
@@ -38,16 +40,36 @@ def node_hash(node) -> int:
 
 
 class Piece:
-    """A connected piece of a range: its quads' positions in the range, and its summary."""
+    """A connected piece of a range: its quads' positions in the range, and its summary.
+    ``strong`` are the links by which a trace hangs together (derivation, generation,
+    ownership); ``described`` says the piece is one subject that is no step of a trace (none of
+    its statements hangs it in one or types it with a TrustGraph class): a description, such as
+    an agent, a knowledge-graph entity or a vocabulary label, that many traces may name."""
 
-    __slots__ = ("members", "subjects", "links", "size")
+    __slots__ = ("members", "subjects", "links", "strong", "size", "described", "axioms")
 
-    def __init__(self, members: list[int], subjects: array, links: array) -> None:
+    def __init__(self, members: list[int], subjects: array, links: array, strong: array = _NO_HASHES,
+                 described: bool = False, axioms: bool = False) -> None:
         self.members, self.subjects, self.links, self.size = members, subjects, links, len(members)
+        self.strong, self.described, self.axioms = strong, described, axioms
+
+
+# Roles of a predicate while splitting: what it says of its subject and of what it links to.
+_PLAIN, _TYPE_ROLE, _STRUCTURAL, _AXIOM = 0, 1, 2, 3
+
+
+def _role(predicate: str) -> int:
+    if predicate == RDF_TYPE:
+        return _TYPE_ROLE
+    if predicate in STRUCTURAL:
+        return _STRUCTURAL
+    return _AXIOM if predicate == SUBCLASS else _PLAIN
 
 
 def split(quads: list) -> list[Piece]:
-    """The connected pieces of a range's quads."""
+    """The connected pieces of a range's quads. A link to a description (a subject that is no
+    step of a trace) joins nothing here: it is kept as a link, so that the meeting of the ranges
+    may treat a description every range repeats as a broadcast (see ``eligible``)."""
     parent: dict = {}
 
     def find(x):
@@ -57,31 +79,52 @@ def split(quads: list) -> list[Piece]:
         return x
 
     subjects = []
+    roles = []
+    stepping: set = set()  # subjects that some statement of theirs hangs in a trace
+    axioms: set = set()  # subjects of rdfs:subClassOf statements
+    known: dict = {}
     last = k = None
     for q in quads:
         s = q.subject
         if s != last:  # emitters write an entity's triples together: one key per run
             last, k = s, key(s)
         subjects.append(k)
+        p = q.predicate.value
+        role = known.get(p)
+        if role is None:
+            role = known[p] = _role(p)
+        roles.append(role)
+        if role:
+            if role == _STRUCTURAL:
+                stepping.add(k)
+            elif role == _TYPE_ROLE:
+                o = q.object
+                if type(o) is ox.NamedNode and o.value.startswith(TG):
+                    stepping.add(k)
+            else:
+                axioms.add(k)
     parent.update((s, s) for s in dict.fromkeys(subjects))
-    outside: dict = {}  # subject -> nodes it links to that are no subject here
-    for s, q in zip(subjects, quads):
+    outside: dict = {}  # subject -> nodes it links to that are no step of a trace here
+    strong: dict = {}  # subject -> nodes it links to by a structural predicate, outside its piece
+    for s, role, q in zip(subjects, roles, quads):
+        if role == _TYPE_ROLE:
+            continue
         o = q.object
         kind = type(o)
         if kind is ox.NamedNode:
-            if q.predicate == _TYPE:
-                continue
             o = sys.intern(o.value)
         elif kind is ox.BlankNode:
             o = "_:" + o.value
         else:
             continue
-        if o in parent:
+        if o in stepping:
             a, b = find(s), find(o)
             if a is not b:
                 parent[a] = b
         else:
             outside.setdefault(s, set()).add(o)
+            if role == _STRUCTURAL:
+                strong.setdefault(s, set()).add(o)
     groups: dict = {}
     for index, s in enumerate(subjects):
         groups.setdefault(find(s), []).append(index)
@@ -92,30 +135,70 @@ def split(quads: list) -> list[Piece]:
     for root, members in groups.items():
         own = nodes[root]
         links = {o for s in own for o in outside.get(s, ())}
-        pieces.append(Piece(members, array("Q", map(node_hash, own)), array("Q", map(node_hash, links))))
+        held = {o for s in own for o in strong.get(s, ())}
+        pieces.append(Piece(members, array("Q", map(node_hash, own)), array("Q", map(node_hash, links)),
+                            array("Q", map(node_hash, held)), len(own) == 1 and own[0] not in stepping,
+                            any(s in axioms for s in own)))
     return pieces
 
 
-def keys(pieces: list[Piece], partitions: int) -> list[tuple[array, array, array, array]]:
+def keys(pieces: list[Piece], partitions: int) -> list[tuple]:
     """A range's hashes dealt into ``partitions`` by hash: for each, (subject hashes, their
-    pieces, link hashes, their pieces), pieces numbered in the range."""
-    dealt = [(array("Q"), array("I"), array("Q"), array("I")) for _ in range(partitions)]
+    pieces, whether each is a description, link hashes, their pieces, hashes linked to by a
+    structural predicate), pieces numbered in the range."""
+    dealt = [(array("Q"), array("I"), array("B"), array("Q"), array("I"), array("Q")) for _ in range(partitions)]
     for index, piece in enumerate(pieces):
         for h in piece.subjects:
             share = dealt[h % partitions]
             share[0].append(h)
             share[1].append(index)
+            share[2].append(piece.described)
         for h in piece.links:
             share = dealt[h % partitions]
-            share[2].append(h)
-            share[3].append(index)
+            share[3].append(h)
+            share[4].append(index)
+        for h in piece.strong:
+            dealt[h % partitions][5].append(h)
     return dealt
 
 
-def meet(shares: list[tuple[array, array, array, array]]) -> array:
+def eligible(shares: list[tuple]) -> array:
+    """The subjects of one partition whose descriptions may be broadcast rather than joined,
+    given its share of every range: described in more than one range, and in each by a
+    description piece (the subject alone, no step of a trace), and linked to by no structural
+    predicate anywhere (nothing derives from it, owns it or was generated by it). Whether what
+    they link to may be broadcast too is the client's to decide (``escapes``)."""
+    ranges_of: dict = {}
+    refused: set = set()
+    for number, (subjects, _, described, _, _, held) in enumerate(shares):
+        for h, alone in zip(subjects, described):
+            if not alone:
+                refused.add(h)
+            if ranges_of.setdefault(h, number) != number:
+                ranges_of[h] = -1
+        refused.update(held)
+    return array("Q", sorted(h for h, r in ranges_of.items() if r == -1 and h not in refused))
+
+
+def escapes(pieces: list[Piece], broadcast: set) -> tuple[set, list[int]]:
+    """(the subjects of ``broadcast`` whose description in this range links to a node outside
+    it, the numbers of this range's pieces that describe a subject of ``broadcast``)."""
+    leaving: set = set()
+    chosen = []
+    for number, piece in enumerate(pieces):
+        if piece.described and piece.subjects[0] in broadcast:
+            chosen.append(number)
+            if any(h not in broadcast for h in piece.links):
+                leaving.add(piece.subjects[0])
+    return leaving, chosen
+
+
+def meet(shares: list[tuple], broadcast: set | frozenset = frozenset()) -> array:
     """The edges of one partition, given its share of every range in order: pairs of pieces,
     each ``range << 32 | piece``, that hold one subject or of which one links to the other's
-    subject. Only edges that join what was apart are kept: at most one fewer than the pieces met."""
+    subject. Subjects of ``broadcast`` join nothing: their descriptions are given to every
+    trace instead. Only edges that join what was apart are kept: at most one fewer than the
+    pieces met."""
     owner: dict = {}
     parent: dict = {}
     edges = array("Q")
@@ -136,15 +219,17 @@ def meet(shares: list[tuple[array, array, array, array]]) -> array:
             parent[ra] = rb
             edges.extend((a, b))
 
-    for number, (subjects, pieces, _, _) in enumerate(shares):
+    for number, (subjects, pieces, *_) in enumerate(shares):
         base = number << 32
         for h, piece in zip(subjects, pieces):
+            if h in broadcast:
+                continue
             node = base | piece
             other = owner.setdefault(h, node)
             if other != node:
                 union(other, node)
     # Links after every subject: a link may name a subject of a later range.
-    for number, (_, _, links, pieces) in enumerate(shares):
+    for number, (_, _, _, links, pieces, _) in enumerate(shares):
         base = number << 32
         for h, piece in zip(links, pieces):
             other = owner.get(h)
