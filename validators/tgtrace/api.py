@@ -77,6 +77,8 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozens
         result.traces = {tg.name(root): graph.name for root in roots}
     result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
     kinds = _kinds(graph, aside)
+    for node in aside & declared:
+        kinds[_declared_kinds()[node]] += 1  # without what it was lent, the node is its declaration alone
     result.terms = _terms_used(kinds)
     result.type_sets = _type_sets(kinds)
     return result
@@ -145,6 +147,19 @@ def _kinds(graph: TraceGraph, aside: frozenset = frozenset()) -> Counter:
         return Counter({kind: count for kind, nodes in graph.kinds().items()
                         if (count := sum(1 for node in nodes if node not in aside))})
     return Counter({kind: len(nodes) for kind, nodes in graph.kinds().items()})
+
+
+@cache
+def _declared_kinds() -> dict:
+    """The kind of each node the ontology's declarations describe, in a graph of nothing else."""
+    types: dict = {}
+    predicates: dict = {}
+    for s, p, o in declarations():
+        subject = tg.key_from_rdflib(s)
+        predicates.setdefault(subject, {})[str(p)] = None
+        if str(p) == tg.RDF_TYPE:
+            types.setdefault(subject, set()).add(tg.key_from_rdflib(o))
+    return {node: (frozenset(types.get(node, ())), tuple(used)) for node, used in predicates.items()}
 
 
 @cache
