@@ -14,13 +14,16 @@ The run, partitioned by trace and not by file:
 2. pieces whose nodes meet across ranges are found where the ranges are: each
    range deals the hashes of its pieces' subjects and outward links into
    partitions by hash (``pieces.keys``), one task per partition meets them and
-   returns only the edges between pieces of different ranges (``pieces.meet``);
+   returns only the edges between pieces (``pieces.meet``);
    the client gathers each piece's size and those edges and joins the pieces
    (``pieces.join``), so what it holds grows with the pieces (about the traces)
    and what crosses ranges, not with the entities; an input error is raised
    here, with its part and line;
-3. a group of one piece is a trace (or traces joined by shared entities) whole inside its
-   range: the task that holds the range lints it there, with the part and line of each triple,
+   descriptions that several ranges repeat (agents, knowledge-graph entities, labels) join
+   nothing when that is exact (``pieces.eligible``): their statements, each triple once, are
+   given to every lint task instead, and linted once on their own for their own findings;
+3. a group whose pieces all lie in one range is a trace (or traces joined by shared entities)
+   whole inside its range: the task that holds the range lints it there, with the part and line of each triple,
    and returns only its results (or, for ``tg-trace list``, its rows); nothing of it travels;
 4. the other groups, the seams, are dealt to buckets by size; each range's seam pieces are
    selected per bucket where they lie (as N-Quads text), and each bucket's task fetches its
