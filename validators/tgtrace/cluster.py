@@ -421,7 +421,11 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
 def _may_broadcast(settings: Settings) -> bool:
     """Whether the rules read a description only through the traces that name it: no rule reads
     who links to a node except along what hangs a trace together (which never reaches a
-    broadcast description), and no SPARQL query (which may read anything) runs."""
+    broadcast description), and no SPARQL query (which may read anything) runs. The reference
+    engine (pySHACL) runs the project's own components through their SPARQL validators, whose
+    reach is not the native components': it keeps the join."""
+    if settings.engine != "fast":
+        return False
     reach = Engine.packaged(settings.codes).inverse_reach()
     return reach is not None and reach <= STRUCTURAL
 
