@@ -246,3 +246,39 @@ def test_cuts_inside_a_trace_of_every_pattern(tmp_path: Path, client):
     assert report.triples == whole.triples
     spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=1 << 30)
     assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))
+
+
+# ---------------------------------------------------------------- descriptions every range repeats
+
+AGENT = b"<https://trustgraph.ai/agent/chunker>"
+
+
+def test_a_description_every_range_repeats_is_reported_and_counted_once(tmp_path: Path, client):
+    # The emitter describes the extraction agents again in every extraction trace, so every range
+    # holds their descriptions: they are broadcast to every range's traces, not joined into a seam.
+    # One repetition, in the middle of the capture, uses a misspelt tg: predicate: its finding is
+    # the agent's own, reported once at the agent's first line, whichever range holds the fault;
+    # and the agent's statements are counted once, as one process counts them.
+    lines = corpus(10_000, tmp_path).read_bytes().splitlines(keepends=True)
+    described = [n for n, line in enumerate(lines) if line.startswith(AGENT + b" ")]
+    assert len(described) > 8
+    faulty = described[len(described) // 2] + 1
+    lines.insert(faulty, AGENT + b' <https://trustgraph.ai/ns/labell> "chunker" .\n')
+    capture = tmp_path / "capture.nq"
+    capture.write_bytes(b"".join(lines))
+    parts = cut(capture, tmp_path, parts=4, seed=17)
+    names = [str(p) for p, _ in parts]
+    one = tgtrace.lint(*names, one_capture=True, fail_on="never")
+    stats: dict = {}
+    report = cluster.lint(*names, settings=ONE_CAPTURE, client=client, chunk=200_000, stats=stats)
+    assert stats["ranges"] > len(parts) and stats["broadcast_subjects"] and stats["broadcast_triples"]
+    agent = AGENT.decode().strip("<>")
+    own = [(f.rule, f.file, f.line) for f in report.findings if f.focus == agent]
+    assert [rule for rule, _, _ in own] == ["V002"]
+    assert own == [(f.rule, f.file, f.line) for f in one.findings if f.focus == agent]
+    assert rows(report) == rows(one) == moved(tgtrace.lint(str(capture), fail_on="never"), parts)
+    assert report.triples == one.triples
+    assert report.terms_used == one.terms_used and report.type_sets == one.type_sets
+    assert report.trace_models == one.trace_models
+    spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=200_000)
+    assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))

@@ -77,3 +77,63 @@ def test_a_range_knows_the_line_of_each_quad(text: bytes, lines: list[int], tmp_
     assert got.error is None
     assert list(got.lines) == lines
     assert got.quads == list(ox.parse(text, format=ox.RdfFormat.N_QUADS))
+
+
+def broadcast_of(texts: list[str], partitions: int = 2) -> set[str]:
+    """The subjects the ranges (N-Triples text) would broadcast: eligible, then those whose
+    descriptions link past the broadcast dropped until none does, as the cluster decides."""
+    from tgtrace.pieces import eligible, escapes, node_hash
+
+    pieces = [split(list(ox.parse(text, format=ox.RdfFormat.N_TRIPLES))) for text in texts]
+    dealt = [keys(p, partitions) for p in pieces]
+    chosen = set().union(*(eligible([d[partition] for d in dealt]) for partition in range(partitions)))
+    while chosen:
+        leaving = set().union(*(escapes(p, frozenset(chosen))[0] for p in pieces))
+        if not leaving:
+            break
+        chosen -= leaving
+    subjects = {node_hash(q.subject.value): q.subject.value for text in texts
+                for q in ox.parse(text, format=ox.RdfFormat.N_TRIPLES)}
+    return {subjects[h] for h in chosen}
+
+
+TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+DERIVED = "<http://www.w3.org/ns/prov#wasDerivedFrom>"
+ASSOCIATED = "<http://www.w3.org/ns/prov#wasAssociatedWith>"
+
+
+def test_a_description_several_ranges_repeat_is_broadcast_only_where_exact():
+    trace = "<urn:{n}> {TYPE} <https://trustgraph.ai/ns/Question> .\n<urn:{n}> {ASSOCIATED} <urn:agent> .\n"
+    agent = '<urn:agent> <http://www.w3.org/2000/01/rdf-schema#label> "agent" .\n'
+    first, second = trace.format(n="q1", TYPE=TYPE, ASSOCIATED=ASSOCIATED), trace.format(
+        n="q2", TYPE=TYPE, ASSOCIATED=ASSOCIATED)
+    assert broadcast_of([first + agent, second + agent]) == {"urn:agent"}
+    # Described in one range only: joined, as any entity.
+    assert broadcast_of([first + agent, second]) == set()
+    # Something derives from it: it is in a trace, and the walks read what derives from it.
+    assert broadcast_of([first + agent, second + agent + f"<urn:step> {DERIVED} <urn:agent> .\n"]) == set()
+    # It types itself with a TrustGraph class: a step of a trace.
+    typed = f"<urn:agent> {TYPE} <https://trustgraph.ai/ns/Analysis> .\n"
+    assert broadcast_of([first + agent + typed, second + agent]) == set()
+    # It links to an entity described once: a forward read from it would miss that entity
+    # elsewhere, so it is joined; an entity both ranges describe goes with it.
+    linked = "<urn:agent> <urn:p> <urn:maker> .\n"
+    maker = '<urn:maker> <http://www.w3.org/2000/01/rdf-schema#label> "maker" .\n'
+    assert broadcast_of([first + agent + linked + maker, second + agent + linked]) == set()
+    assert broadcast_of([first + agent + linked + maker, second + agent + linked + maker]) == {
+        "urn:agent", "urn:maker"}
+
+
+def test_the_rules_reach_decides_whether_descriptions_may_be_broadcast():
+    import rdflib
+    from tgtrace.engines.fast import Engine
+    from tgtrace.pieces import STRUCTURAL
+
+    assert Engine.packaged(None).inverse_reach() <= STRUCTURAL
+    prefixes = "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <urn:ex:> .\n"
+    inverse = prefixes + "ex:s a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path [ sh:inversePath " \
+                         "<http://www.w3.org/ns/prov#wasAssociatedWith> ] ; sh:maxCount 1 ] ."
+    reach = Engine.from_graph(rdflib.Graph().parse(data=inverse, format="turtle")).inverse_reach()
+    assert "http://www.w3.org/ns/prov#wasAssociatedWith" in reach and not reach <= STRUCTURAL
+    sparql = prefixes + 'ex:s a sh:NodeShape ; sh:targetClass ex:C ; sh:sparql [ sh:select "SELECT $this WHERE { }" ] .'
+    assert Engine.from_graph(rdflib.Graph().parse(data=sparql, format="turtle")).inverse_reach() is None

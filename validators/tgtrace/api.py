@@ -54,8 +54,9 @@ class InputResult:
     extra: dict = field(default_factory=dict)
 
 
-def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult:
-    """Findings of one trace graph, with what coverage needs to know of it."""
+def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozenset = frozenset()) -> InputResult:
+    """Findings of one trace graph, with what coverage needs to know of it. The nodes ``aside``
+    are in the graph to be read only: their own findings and counts are another graph's."""
     fast = Engine.packaged(settings.codes)
     declared = fast.prepare(graph)
     if settings.engine == "fast":
@@ -66,6 +67,8 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult
         raise ValueError(f"unknown engine {settings.engine!r} (choose {' or '.join(ENGINES)})")
     result = InputResult(graph.name, triples=graph.statements)
     models = infer(graph)
+    if aside:
+        hits = [hit for hit in hits if hit.focus not in aside]
     result.findings = _findings(graph, hits, settings, models)
     roots = graph.roots()
     if graph.locator.spans_parts:
@@ -74,7 +77,9 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS) -> InputResult
     else:
         result.traces = {tg.name(root): graph.name for root in roots}
     result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
-    kinds = _kinds(graph)
+    kinds = _kinds(graph, aside)
+    for node in aside & declared:
+        kinds[_declared_kinds()[node]] += 1  # without what it was lent, the node is its declaration alone
     result.terms = _terms_used(kinds)
     result.type_sets = _type_sets(kinds)
     return result
@@ -156,9 +161,25 @@ def _placed_triple(graph: TraceGraph, focus, path: str | None, value) -> tuple |
     return (tg.term(focus), ox.NamedNode(path), tg.term(value))
 
 
-def _kinds(graph: TraceGraph) -> Counter:
-    """How many nodes of each kind (asserted types, predicates) the graph holds."""
+def _kinds(graph: TraceGraph, aside: frozenset = frozenset()) -> Counter:
+    """How many nodes of each kind (asserted types, predicates) the graph holds, those aside left out."""
+    if aside:
+        return Counter({kind: count for kind, nodes in graph.kinds().items()
+                        if (count := sum(1 for node in nodes if node not in aside))})
     return Counter({kind: len(nodes) for kind, nodes in graph.kinds().items()})
+
+
+@cache
+def _declared_kinds() -> dict:
+    """The kind of each node the ontology's declarations describe, in a graph of nothing else."""
+    types: dict = {}
+    predicates: dict = {}
+    for s, p, o in declarations():
+        subject = tg.key_from_rdflib(s)
+        predicates.setdefault(subject, {})[str(p)] = None
+        if str(p) == tg.RDF_TYPE:
+            types.setdefault(subject, set()).add(tg.key_from_rdflib(o))
+    return {node: (frozenset(types.get(node, ())), tuple(used)) for node, used in predicates.items()}
 
 
 @cache

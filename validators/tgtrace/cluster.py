@@ -14,13 +14,16 @@ The run, partitioned by trace and not by file:
 2. pieces whose nodes meet across ranges are found where the ranges are: each
    range deals the hashes of its pieces' subjects and outward links into
    partitions by hash (``pieces.keys``), one task per partition meets them and
-   returns only the edges between pieces of different ranges (``pieces.meet``);
+   returns only the edges between pieces (``pieces.meet``);
    the client gathers each piece's size and those edges and joins the pieces
    (``pieces.join``), so what it holds grows with the pieces (about the traces)
    and what crosses ranges, not with the entities; an input error is raised
    here, with its part and line;
-3. a group of one piece is a trace (or traces joined by shared entities) whole inside its
-   range: the task that holds the range lints it there, with the part and line of each triple,
+   descriptions that several ranges repeat (agents, knowledge-graph entities, labels) join
+   nothing when that is exact (``pieces.eligible``): their statements, each triple once, are
+   given to every lint task instead, and linted once on their own for their own findings;
+3. a group whose pieces all lie in one range is a trace (or traces joined by shared entities)
+   whole inside its range: the task that holds the range lints it there, with the part and line of each triple,
    and returns only its results (or, for ``tg-trace list``, its rows); nothing of it travels;
 4. the other groups, the seams, are dealt to buckets by size; each range's seam pieces are
    selected per bucket where they lie (as N-Quads text), and each bucket's task fetches its
@@ -49,13 +52,13 @@ import pyoxigraph as ox
 
 from . import graph as tg
 from .api import InputResult, check_graph, report_of
-from .traceviews import TraceRow, capture_order, capture_views
+from .engines.fast import Engine
 from .graph import StatementPlaces, TraceGraph
-from .loaders import InputError
-from .loaders import ranges
+from .loaders import InputError, ranges
 from .model import Report
-from .pieces import Piece, graph_of, join, keys, meet, split
+from .pieces import STRUCTURAL, Piece, eligible, escapes, graph_of, join, keys, meet, split
 from .settings import Settings, SettingsError
+from .traceviews import TraceRow, capture_order, capture_views
 
 try:
     import dask
@@ -172,9 +175,11 @@ def _parse(r: ranges.Range, name: str):
 
 
 def _summary(parsed):
-    """What the client needs of a range: its lines, first error, and the size of each piece."""
+    """What the client needs of a range: its lines, first error, the size of each piece, and
+    whether it states class axioms (rdfs:subClassOf, which every trace's classes are read through)."""
     got, pieces = parsed
-    return got.line_count, got.error, got.whole, len(got.quads), array("I", (p.size for p in pieces))
+    return (got.line_count, got.error, got.whole, len(got.quads), array("I", (p.size for p in pieces)),
+            any(p.axioms for p in pieces))
 
 
 def _keys(parsed, partitions: int) -> list:
@@ -183,6 +188,55 @@ def _keys(parsed, partitions: int) -> list:
 
 def _share(keyed: list, partition: int):
     return keyed[partition]
+
+
+def _escapes(parsed, broadcast: frozenset) -> tuple:
+    return escapes(parsed[1], broadcast)
+
+
+def _describe(parsed, chosen: list[int]) -> tuple:
+    """The statements of this range's broadcast descriptions (pieces ``chosen``), each triple
+    once, at its first line here: (N-Quads text, lines within the range)."""
+    got, pieces = parsed
+    seen: set = set()
+    quads, lines = [], []
+    with tg.collector_paused():
+        for number in chosen:
+            for i in pieces[number].members:
+                quad = got.quads[i]
+                triple = (quad.subject, quad.predicate, quad.object)
+                if triple not in seen:
+                    seen.add(triple)
+                    quads.append(quad)
+                    lines.append(got.lines[i])
+        return ox.serialize(quads, format=ox.RdfFormat.N_QUADS), lines
+
+
+def _description(described: list, origins: list) -> tuple:
+    """Every broadcast description of the capture, each triple once at its first place in input
+    order (the ranges come in input order): (N-Quads text, (part, line) of each quad). Where a
+    triple is repeated, one process places it at its first statement too, and reads the same
+    distinct triples in the same order."""
+    seen: set = set()
+    quads, places = [], []
+    with tg.collector_paused():
+        for (text, lines), (part, offset) in zip(described, origins):
+            for quad, line in zip(ox.parse(text, format=ox.RdfFormat.N_QUADS, lenient=True), lines):
+                triple = (quad.subject, quad.predicate, quad.object)
+                if triple not in seen:
+                    seen.add(triple)
+                    quads.append(quad)
+                    places.append((part, None if line is None else line + offset))
+        return ox.serialize(quads, format=ox.RdfFormat.N_QUADS), places
+
+
+def _borrowed(description) -> tuple[list, list, frozenset]:
+    """(quads, places, subjects) of the broadcast descriptions a task reads beside its traces."""
+    if description is None:
+        return [], [], frozenset()
+    text, places = description
+    quads = list(ox.parse(text, format=ox.RdfFormat.N_QUADS, lenient=True))
+    return quads, places, frozenset(tg.key(q.subject) for q in quads)
 
 
 def _select(parsed, seams: dict) -> dict:
@@ -204,9 +258,10 @@ def _pick(selected: dict, bucket: int) -> list:
     return selected.get(bucket, [])
 
 
-def _graphs(shares: list, origins: list, names: list) -> Iterator[TraceGraph]:
+def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterator[TraceGraph]:
     """Whole traces rebuilt from a bucket's pieces, with the part and line of each triple, in
-    graphs of at most BATCH_TRIPLES triples (whole groups, never a group cut)."""
+    graphs of at most BATCH_TRIPLES triples (whole groups, never a group cut), each with the
+    broadcast descriptions beside them."""
     groups: dict = defaultdict(lambda: ([], []))
     for share, (part, offset) in zip(shares, origins):
         for text, lines, group in share:
@@ -214,66 +269,92 @@ def _graphs(shares: list, origins: list, names: list) -> Iterator[TraceGraph]:
             # Written by the serialiser from valid terms: nothing to validate again.
             held[0].extend(ox.parse(text, format=ox.RdfFormat.N_QUADS, lenient=True))
             held[1].extend((part, None if line is None else line + offset) for line in lines)
+    described, places_of, _ = borrowed
     batch_quads: list = []
     batch_places: list = []
     for group in sorted(groups):
         quads, places = groups[group]
         if batch_quads and len(batch_quads) + len(quads) > BATCH_TRIPLES:
-            yield graph_of(names[0], names, batch_quads, batch_places)
+            yield graph_of(names[0], names, batch_quads + described, batch_places + places_of)
             batch_quads, batch_places = [], []
         batch_quads.extend(quads)
         batch_places.extend(places)
     if batch_quads:
-        yield graph_of(names[0], names, batch_quads, batch_places)
+        yield graph_of(names[0], names, batch_quads + described, batch_places + places_of)
 
 
-def _interior_graphs(parsed, interior: bytes, origin: tuple, names: list) -> Iterator[TraceGraph]:
-    """The whole traces of a range (its pieces that meet no piece of another range), read where
-    the range was parsed: graphs of at most BATCH_TRIPLES triples, whole pieces, in input order."""
+def _interior_graphs(parsed, interior: array, origin: tuple, names: list, borrowed: tuple) -> Iterator[TraceGraph]:
+    """The whole traces of a range (its groups whose pieces all lie in it; ``interior`` is the
+    group of each piece, -1 for a piece that is not), read where the range was parsed: graphs
+    of at most BATCH_TRIPLES triples, whole groups, in input order, each with the broadcast
+    descriptions beside them (after them: a graph's order of subjects changes no finding)."""
     got, pieces = parsed
     part, offset = origin
+    described, places_of, _ = borrowed
+    groups: dict = {}
+    for piece, group in zip(pieces, interior):
+        if group >= 0:
+            groups.setdefault(group, []).extend(piece.members)
     batches: list[list[int]] = []
     held = BATCH_TRIPLES
-    for piece, inside in zip(pieces, interior):
-        if not inside:
-            continue
-        if held + piece.size > BATCH_TRIPLES:
+    for members in groups.values():
+        if held + len(members) > BATCH_TRIPLES:
             batches.append([])
             held = 0
-        batches[-1].extend(piece.members)
-        held += piece.size
+        batches[-1].extend(members)
+        held += len(members)
     for members in batches:
         members.sort()  # input order, as one process reads them
-        quads = [got.quads[i] for i in members]
-        places = [(part, None if (line := got.lines[i]) is None else line + offset) for i in members]
+        quads = [got.quads[i] for i in members] + described
+        places = [(part, None if (line := got.lines[i]) is None else line + offset) for i in members] + places_of
         graph = TraceGraph(names[0], StatementPlaces(names, quads, places))
         graph.add_quads(quads)
         yield graph
 
 
-def _results(graphs: Iterator[TraceGraph], settings: Settings) -> list:
-    """The results of whole traces, linted as one process lints them."""
+def _results(graphs: Iterator[TraceGraph], settings: Settings, borrowed: tuple) -> list:
+    """The results of whole traces, linted as one process lints them; the broadcast descriptions
+    beside them are read, never reported or counted (the description task does)."""
+    described, _, aside = borrowed
+    results = []
     with tg.collector_paused():
-        return [check_graph(graph, settings) for graph in graphs]
+        for graph in graphs:
+            result = check_graph(graph, settings, aside)
+            result.triples -= len(described)
+            results.append(result)
+    return results
 
 
-def _rows(graphs: Iterator[TraceGraph], settings: Settings) -> list[dict]:
+def _rows(graphs: Iterator[TraceGraph], settings: Settings, borrowed: tuple) -> list[dict]:
     """The `tg-trace list` rows of whole traces: only the rows travel back."""
     rows: list = []
     with tg.collector_paused():
         for graph in graphs:
-            rows.extend(view.summary() for view in capture_views(graph, check_graph(graph, settings).findings))
+            findings = check_graph(graph, settings, borrowed[2]).findings
+            rows.extend(view.summary() for view in capture_views(graph, findings))
     return rows
 
 
-def _do_bucket(shares: list, origins: list, names: list, settings: Settings, what) -> list:
+def _do_bucket(shares: list, origins: list, names: list, settings: Settings, what, description) -> list:
     """What ``what`` (_results or _rows) gives for a bucket's whole traces, made of seam pieces."""
-    return what(_graphs(shares, origins, names), settings)
+    borrowed = _borrowed(description)
+    return what(_graphs(shares, origins, names, borrowed), settings, borrowed)
 
 
-def _do_range(parsed, interior: bytes, origin: tuple, names: list, settings: Settings, what) -> list:
+def _do_range(parsed, interior: array, origin: tuple, names: list, settings: Settings, what, description) -> list:
     """What ``what`` gives for a range's interior traces, where the range lies: nothing of them travels."""
-    return what(_interior_graphs(parsed, interior, origin, names), settings)
+    borrowed = _borrowed(description)
+    return what(_interior_graphs(parsed, interior, origin, names, borrowed), settings, borrowed)
+
+
+def _do_description(description, statements: int, names: list, settings: Settings, what) -> list:
+    """What ``what`` gives for the broadcast descriptions themselves, linted once: their own
+    findings and counts, with every statement of them the capture holds (``statements``)."""
+    quads, places, _ = _borrowed(description)
+    results = what(iter([graph_of(names[0], names, quads, places)]), settings, ([], [], frozenset()))
+    if what is _results:
+        results[0].triples = statements
+    return results
 
 
 def peak_memory() -> int:
@@ -336,6 +417,18 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
                 cluster.close()
 
 
+def _may_broadcast(settings: Settings) -> bool:
+    """Whether the rules read a description only through the traces that name it: no rule reads
+    who links to a node except along what hangs a trace together (which never reaches a
+    broadcast description), and no SPARQL query (which may read anything) runs. The reference
+    engine (pySHACL) runs the project's own components through their SPARQL validators, whose
+    reach is not the native components': it keeps the join."""
+    if settings.engine != "fast":
+        return False
+    reach = Engine.packaged(settings.codes).inverse_reach()
+    return reach is not None and reach <= STRUCTURAL
+
+
 def _run(client, plan: list, names: list[str], settings: Settings, workers: int, stats: dict | None,
          task) -> list:
     parsed = [client.submit(_parse, r, names[r.part]) for r in plan]
@@ -344,59 +437,104 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     partitions = workers * 2
     keyed = [client.submit(_keys, f, partitions) for f in parsed]
     dealt = [[client.submit(_share, k, p) for k in keyed] for p in range(partitions)]
-    met = [client.submit(meet, share) for share in dealt]
+    found = [client.submit(eligible, share) for share in dealt]
     summaries = client.gather(summarised)
     _raise_first_error(plan, names, summaries)
     offsets = _offsets(plan, summaries)
 
+    # Descriptions every range repeats (agents, knowledge-graph entities, vocabulary labels) are
+    # broadcast to every trace instead of joining every trace that names them into one seam.
+    # Exact when a trace reads them only forward (they hang in no trace, and the rules read no
+    # inverse of what they are linked by) and what they link to is broadcast too; class axioms
+    # are read by every trace, so a capture that states any keeps the join.
+    broadcast: set = set()
+    if _may_broadcast(settings) and not any(s[5] for s in summaries):
+        for hashes in client.gather(found):
+            broadcast.update(hashes)
+    chosen: list = [[] for _ in plan]
+    while broadcast:  # drop the descriptions that link past the broadcast, until none does
+        frozen = frozenset(broadcast)
+        answers = client.gather([client.submit(_escapes, f, frozen) for f in parsed])
+        leaving = set().union(*(leaving for leaving, _ in answers))
+        if not leaving:
+            chosen = [numbers for _, numbers in answers]
+            break
+        broadcast -= leaving
+    frozen = frozenset(broadcast)
+    met = [client.submit(meet, share, frozen) for share in dealt]
     edges = client.gather(met)
     if stats is not None:
         # Hashes moved between workers to find the edges (never through the client).
         stats["keys_bytes"] = sum(client.nbytes([f.key for share in dealt for f in share],
                                                 summary=False).values())
-    del keyed, dealt, met
+    del keyed, dealt, met, found
     groups = join([len(s[4]) for s in summaries], edges)
     # Indexed by group (a group is numbered by one of its pieces): arrays, as the client holds
-    # one entry per piece, however many.
+    # one entry per piece, however many. A group's range, or -2 when its pieces lie in several.
     sizes = array("Q", bytes(8 * len(groups)))
-    met_pieces = array("I", bytes(4 * len(groups)))
+    home = array("i", [-1]) * len(groups)
+    aside = bytearray(len(groups))  # pieces that are broadcast descriptions: in no group
+    first = 0
+    for summary, numbers in zip(summaries, chosen):
+        for n in numbers:
+            aside[first + n] = 1
+        first += len(summary[4])
     index = 0
-    for _, _, _, _, piece_sizes in summaries:
-        for size in piece_sizes:
-            sizes[groups[index]] += size
-            met_pieces[groups[index]] += 1
+    broadcast_triples = 0
+    for number, summary in enumerate(summaries):
+        for size in summary[4]:
+            if aside[index]:
+                broadcast_triples += size
+            else:
+                g = groups[index]
+                sizes[g] += size
+                if home[g] == -1:
+                    home[g] = number
+                elif home[g] != number:
+                    home[g] = -2
             index += 1
-    # A group of one piece is whole inside its range: it is linted there and never travels. A
-    # range's pieces are disjoint, so every other group holds pieces of several ranges (a seam).
-    seam_sizes = array("Q", (size if met_pieces[g] > 1 else 0 for g, size in enumerate(sizes)))
+    # A group whose pieces all lie in one range is linted there and never travels; the others
+    # (the seams) are dealt to buckets.
+    seam_sizes = array("Q", (size if home[g] == -2 else 0 for g, size in enumerate(sizes)))
     bucket_of = _deal(seam_sizes, workers * 2)
 
     origins = [(r.part, offsets[id(r)]) for r in plan]
+    description = None
+    if any(chosen):
+        described = [(client.submit(_describe, f, numbers), origin)
+                     for f, numbers, origin in zip(parsed, chosen, origins) if numbers]
+        description = client.submit(_description, [f for f, _ in described], [o for _, o in described])
     work = []  # what each range's interior traces gave, then each bucket's seams
+    if description is not None:
+        work.append(client.submit(_do_description, description, broadcast_triples, names, settings, task))
     picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
     index = 0
     interior_triples = 0
     for _r, future, summary, origin in zip(plan, parsed, summaries, origins):
         count = len(summary[4])
         range_groups = groups[index:index + count]
+        interior = array("q", (g if home[g] >= 0 and not aside[index + n] else -1
+                               for n, g in enumerate(range_groups)))
+        seams = {n: (bucket_of[g], g) for n, g in enumerate(range_groups)
+                 if home[g] == -2 and not aside[index + n]}
         index += count
-        interior = bytes(met_pieces[g] == 1 for g in range_groups)
-        seams = {n: (bucket_of[g], g) for n, g in enumerate(range_groups) if not interior[n]}
-        interior_triples += sum(size for size, inside in zip(summary[4], interior) if inside)
-        if any(interior):
-            work.append(client.submit(_do_range, future, interior, origin, names, settings, task))
+        interior_triples += sum(size for size, g in zip(summary[4], interior) if g >= 0)
+        if any(g >= 0 for g in interior):
+            work.append(client.submit(_do_range, future, interior, origin, names, settings, task, description))
         if seams:
             selected = client.submit(_select, future, seams)
             for bucket in sorted(set(bucket for bucket, _ in seams.values())):
                 picks[bucket].append((client.submit(_pick, selected, bucket), origin))
     del parsed
-    work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task)
+    work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task,
+                              description)
                 for _, shares in sorted(picks.items()))
     done = client.gather(work)
     if stats is not None:
         stats.update(ranges=len(plan), pieces=len(groups), groups=sum(1 for size in sizes if size),
                      buckets=len(picks), interior_triples=interior_triples,
-                     seam_triples=sum(seam_sizes),
+                     seam_triples=sum(seam_sizes), broadcast_subjects=len(broadcast),
+                     broadcast_triples=broadcast_triples,
                      # What the client gathers to join the pieces: their sizes and the edges.
                      summary_bytes=sum(s[4].itemsize * len(s[4]) for s in summaries)
                      + sum(e.itemsize * len(e) for e in edges),
@@ -415,7 +553,7 @@ def _raise_first_error(plan: list, names: list[str], summaries: list) -> None:
     for part in sorted(by_part):
         before = 0
         quads = 0
-        for _r, (line_count, error, whole, count, _) in by_part[part]:
+        for _r, (line_count, error, whole, count, *_) in by_part[part]:
             if error is not None:
                 line, problem = error
                 raise InputError(names[part], None if line is None else line + (0 if whole else before), problem)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import gc
 import sys
 from collections import defaultdict
-from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pyoxigraph as ox

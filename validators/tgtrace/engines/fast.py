@@ -196,6 +196,39 @@ class Engine:
         return {c.component for s in self.model.shapes.values() for c in s.constraints} | (
             {SPARQL_CONSTRAINT} if any(s.sparql for s in self.model.shapes.values()) else set())
 
+    def inverse_reach(self) -> frozenset[str] | None:
+        """The predicates whose subjects a shape reads from their object (inverse paths,
+        sh:targetObjectsOf), or None when a SPARQL query runs (a constraint, a component without
+        a native implementation, a target), which may read anything in the graph. Native
+        components read a node's values and what derives from it, owns it or it generated."""
+        reached: set = set()
+
+        def inverted(path: Path | None, inverse: bool) -> None:
+            if path is None:
+                return
+            if path.kind == "pred":
+                if inverse:
+                    reached.add(path.arg)
+            elif path.kind in ("seq", "alt"):
+                for step in path.arg:
+                    inverted(step, inverse)
+            else:
+                inverted(path.arg, inverse or path.kind == "inverse")
+
+        for shape in self.model.shapes.values():
+            if shape.sparql:
+                return None
+            if any(c.component not in COMPONENTS and c.component != PROPERTY for c in shape.constraints):
+                return None
+            inverted(shape.path, False)
+            for target in shape.targets:
+                if target.kind == "objectsOf":
+                    reached.add(str(target.value))
+                elif target.kind == "sparql" or (target.kind == "custom" and target.value[0] not in TARGET_TYPES
+                                                 and target.value[0] not in TARGET_NODES):
+                    return None
+        return frozenset(reached)
+
     # ----------------------------------------------------------------- running
 
     def prepare(self, graph: TraceGraph) -> set:
