@@ -27,7 +27,7 @@ from ..resources import shapes_graph
 from ..rules import model
 from . import Hit
 from .components import FUNCTIONS
-from .paths import indexed_transitive_paths
+from .paths import indexed_transitive_paths, nearest_of_type
 from .sparql import refuse_services
 
 
@@ -109,6 +109,7 @@ def _each_query_parsed_once():
             if key not in prepared:
                 prepared[key] = processor.translateQuery(processor.parseQuery(strOrQuery), base, initNs)
                 _lazy_exists(prepared[key].algebra)
+                nearest_of_type(prepared[key].algebra)
             strOrQuery = prepared[key]
         return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
 
