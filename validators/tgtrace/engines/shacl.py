@@ -110,6 +110,7 @@ def _each_query_parsed_once():
                 prepared[key] = processor.translateQuery(processor.parseQuery(strOrQuery), base, initNs)
                 _lazy_exists(prepared[key].algebra)
                 nearest_of_type(prepared[key].algebra)
+                _remember_exists(prepared[key].algebra)
             strOrQuery = prepared[key]
         return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
 
@@ -129,9 +130,11 @@ def _each_query_parsed_once():
 
     processor.SPARQLProcessor.query = query
     SPARQLQueryHelper.check_invalid_sparql = check_invalid_sparql
+    _EXISTS_VERDICTS["run"] = {}
     try:
         yield
     finally:
+        _EXISTS_VERDICTS.pop("run", None)
         processor.SPARQLProcessor.query = original
         SPARQLQueryHelper.check_invalid_sparql = original_check
 
@@ -183,6 +186,83 @@ def _shape_lookups_indexed():
             del shape_module.CONSTRAINT_PARAMS
         else:
             shape_module.CONSTRAINT_PARAMS = previous
+
+
+# The verdicts of (NOT) EXISTS while a run lasts, by the pattern and the values of its variables.
+_EXISTS_VERDICTS: dict = {}
+_NOT_REPEATABLE = {"Builtin_RAND", "Builtin_NOW", "Builtin_UUID", "Builtin_STRUUID", "Builtin_BNODE",
+                   "ServiceGraphPattern"}
+
+
+def _remember_exists(node) -> None:
+    """Have each (NOT) EXISTS in a translated query give its verdict once per run for the same
+    values of its pattern's variables.
+
+    An EXISTS pattern's verdict depends on nothing but the graph (which does not change while
+    pySHACL runs) and the values of the variables it mentions; rdflib evaluates it anew for every
+    solution it filters, so a query that filters every triple of the graph (the vocabulary rules'
+    target) evaluated the same three patterns for every triple, and pySHACL ran that query once
+    per shape. Patterns whose result may differ between evaluations (RAND, NOW, UUID, BNODE) are
+    left alone."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+    from rdflib.term import Variable
+
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, CompValue):
+            if current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+                pattern = current.__dict__.get("graph")
+                variables, repeatable = _variables_of(pattern, CompValue, Variable)
+                evaluate = getattr(current, "_evalfn", None)
+                if repeatable and evaluate is not None and not getattr(evaluate, "remembered", False):
+                    current._evalfn = _remembering(current, evaluate, tuple(variables))
+                stack.append(pattern)
+            stack.extend(v for v in current.values() if v is not None)
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+
+
+def _variables_of(pattern, compvalue, variable) -> tuple[set, bool]:
+    """Every variable a translated pattern mentions, nested patterns included, and whether its
+    verdict is the same each time for the same values of them."""
+    found: set = set()
+    stack = [pattern]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, variable):
+            found.add(current)
+        elif isinstance(current, compvalue):
+            if current.name in _NOT_REPEATABLE:
+                return found, False
+            if "graph" in current.__dict__:
+                stack.append(current.__dict__["graph"])
+            stack.extend(current.values())
+        elif isinstance(current, (list, tuple, set, frozenset)):
+            stack.extend(current)
+    return found, True
+
+
+def _remembering(node, evaluate, variables: tuple):
+    def value(ctx, name):
+        try:
+            return ctx[name]
+        except (KeyError, TypeError):  # unbound (rdflib looks in the initial bindings last)
+            return None
+
+    def remembered(ctx):
+        verdicts = _EXISTS_VERDICTS.get("run")
+        if verdicts is None:
+            return evaluate(ctx)
+        graph = ctx.ctx.graph
+        key = (id(node), id(graph), tuple(value(ctx, name) for name in variables))
+        entry = verdicts.get(key)
+        if entry is None or entry[0] is not graph:
+            entry = verdicts[key] = (graph, evaluate(ctx))  # the graph kept, so its id stays its own
+        return entry[1]
+
+    remembered.remembered = True
+    return remembered
 
 
 def _lazy_exists(node) -> None:
