@@ -190,7 +190,7 @@ def test_iteration_order_sparql_reads_the_last_iteration_not_the_loop(monkeypatc
 KINDS = [None, "Analysis", "Observation", "Question"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(KINDS), st.sampled_from(KINDS), st.integers(0, 3)), min_size=1, max_size=7),
        st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), max_size=12))
 def test_iteration_order_verdicts_are_rdflibs(nodes, links):
