@@ -1,7 +1,7 @@
 """The reference engine (--engine shacl, pySHACL) on hostile shapes and traces: a shapes file whose
 SPARQL uses SERVICE is refused by both engines as the default one refuses it (one line, exit 2,
-nothing fetched), and a long derivation cycle finishes with every finding, as in the default
-engine. (Speed is measured by benchmarks/run.py, never asserted here: the subprocess timeout is
+nothing fetched), and a long derivation cycle and a long ReAct loop finish with every finding, as
+in the default engine. (Speed is measured by benchmarks/run.py, never asserted here: the subprocess timeout is
 only the bound past which the run counts as stalled.)"""
 
 from __future__ import annotations
@@ -63,3 +63,33 @@ def test_reference_engine_on_a_2000_entity_derivation_cycle(tmp_path):
         found[engine] = sorted((f["rule"], f["focus"]) for f in json.loads(result.stdout)["findings"])
     assert found["shacl"] == found["fast"]
     assert sum(rule == "C003" for rule, _ in found["shacl"]) == n  # every entity of the cycle
+
+
+def react_loop(path: Path, links: int, out_of_order: int) -> Path:
+    """A ReAct loop of ``links`` derivation links (Question, then Analysis n and its Observation n
+    in turn), whose Analysis ``out_of_order`` claims the wrong step number."""
+    step = "https://trustgraph.ai/ns/stepNumber"
+    lines = [f"<urn:r:q> <{TYPE}> <{TG}Question> .", f"<urn:r:q> <{TYPE}> <{TG}AgentQuestion> ."]
+    previous = "urn:r:q"
+    for n in range(1, links // 2 + 1):
+        claimed = n + 5 if n == out_of_order else n
+        lines += [f"<urn:r:a{n}> <{TYPE}> <{TG}Analysis> .", f'<urn:r:a{n}> <{step}> "{claimed}" .',
+                  f"<urn:r:a{n}> <{DERIVED}> <{previous}> .",
+                  f"<urn:r:o{n}> <{TYPE}> <{TG}Observation> .", f"<urn:r:o{n}> <{DERIVED}> <urn:r:a{n}> ."]
+        previous = f"urn:r:o{n}"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_reference_engine_on_a_20000_link_react_loop(tmp_path):
+    # C004 once listed every ancestor of each Observation to find the nearest Analysis: cubic,
+    # 400 iterations took 7 minutes. (tests/test_reference_paths.py counts its lookups.)
+    loop = react_loop(tmp_path / "loop.nq", 20_000, out_of_order=5_000)
+    found = {}
+    for engine in ("fast", "shacl"):
+        result = tg_trace("lint", "--no-config", "--engine", engine, "--format", "json", str(loop), timeout=1800)
+        assert result.returncode == 1, result.stderr[-2000:]
+        found[engine] = sorted((f["rule"], f["focus"]) for f in json.loads(result.stdout)["findings"])
+    assert found["shacl"] == found["fast"]
+    assert {(rule, focus) for rule, focus in found["shacl"] if rule == "C004"} == {
+        ("C004", "urn:r:a5000"), ("C004", "urn:r:a5001")}  # its own step, and the next one's previous

@@ -25,7 +25,7 @@ from ..graph import TraceGraph, key_from_rdflib, term, to_rdflib
 from ..namespaces import SH
 from ..rules import model, model_for
 from . import Hit
-from .paths import indexed_transitive_paths
+from .paths import indexed_transitive_paths, nearest_of_type
 from .sparql import refuse_services
 
 
@@ -96,6 +96,8 @@ def _each_query_parsed_once():
             if key not in prepared:
                 prepared[key] = processor.translateQuery(processor.parseQuery(strOrQuery), base, initNs)
                 _lazy_exists(prepared[key].algebra)
+                nearest_of_type(prepared[key].algebra)
+                _remember_exists(prepared[key].algebra)
             strOrQuery = prepared[key]
         return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
 
@@ -115,9 +117,11 @@ def _each_query_parsed_once():
 
     processor.SPARQLProcessor.query = query  # type: ignore[method-assign]  # patched for the run, restored after
     SPARQLQueryHelper.check_invalid_sparql = check_invalid_sparql  # type: ignore[method-assign]
+    _EXISTS_VERDICTS["run"] = {}
     try:
         yield
     finally:
+        _EXISTS_VERDICTS.pop("run", None)
         processor.SPARQLProcessor.query = original  # type: ignore[method-assign]
         SPARQLQueryHelper.check_invalid_sparql = original_check  # type: ignore[method-assign]
 
@@ -169,6 +173,113 @@ def _shape_lookups_indexed():
             del shape_module.CONSTRAINT_PARAMS  # type: ignore[attr-defined]
         else:
             shape_module.CONSTRAINT_PARAMS = previous  # type: ignore[attr-defined]
+
+
+# The verdicts of (NOT) EXISTS while a run lasts, by the pattern and the values of its variables.
+_EXISTS_VERDICTS: dict = {}
+_NOT_REPEATABLE = {"Builtin_RAND", "Builtin_NOW", "Builtin_UUID", "Builtin_STRUUID", "Builtin_BNODE",
+                   "ServiceGraphPattern"}
+
+
+def _remember_exists(node) -> None:
+    """Have each (NOT) EXISTS in a translated query give its verdict once per run for the same
+    values of its pattern's variables.
+
+    An EXISTS pattern's verdict depends on nothing but the graph (which does not change while
+    pySHACL runs) and the values of the variables it mentions; rdflib evaluates it anew for every
+    solution it filters, so a query that filters every triple of the graph (the vocabulary rules'
+    target) evaluated the same three patterns for every triple, and pySHACL ran that query once
+    per shape. Patterns whose result may differ between evaluations (RAND, NOW, UUID, BNODE) are
+    left alone."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+    from rdflib.term import Variable
+
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, CompValue):
+            if current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+                pattern = current.__dict__.get("graph")
+                variables, repeatable = _variables_of(pattern, CompValue, Variable)
+                evaluate = getattr(current, "_evalfn", None)
+                if repeatable and evaluate is not None and not getattr(evaluate, "remembered", False):
+                    current._evalfn = _remembering(current, evaluate, tuple(variables))
+                stack.append(pattern)
+            stack.extend(v for v in current.values() if v is not None)
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+
+
+def _variables_of(pattern, compvalue, variable) -> tuple[set, bool]:
+    """Every variable a translated pattern mentions, nested patterns included, and whether its
+    verdict is the same each time for the same values of them."""
+    found: set = set()
+    stack = [pattern]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, variable):
+            found.add(current)
+        elif isinstance(current, compvalue):
+            if current.name in _NOT_REPEATABLE:
+                return found, False
+            if "graph" in current.__dict__:
+                stack.append(current.__dict__["graph"])
+            stack.extend(current.values())
+        elif isinstance(current, (list, tuple, set, frozenset)):
+            stack.extend(current)
+    return found, True
+
+
+def _remembering(node, evaluate, variables: tuple):
+    def value(ctx, name):
+        try:
+            return ctx[name]
+        except (KeyError, TypeError):  # unbound (rdflib looks in the initial bindings last)
+            return None
+
+    def remembered(ctx):
+        verdicts = _EXISTS_VERDICTS.get("run")
+        if verdicts is None:
+            return evaluate(ctx)
+        graph = ctx.ctx.graph
+        key = (id(node), id(graph), tuple(value(ctx, name) for name in variables))
+        entry = verdicts.get(key)
+        if entry is None or entry[0] is not graph:
+            entry = verdicts[key] = (graph, evaluate(ctx))  # the graph kept, so its id stays its own
+        return entry[1]
+
+    remembered.remembered = True  # type: ignore[attr-defined]  # a mark on the function: wrapped once
+    return remembered
+
+
+@contextmanager
+def _filters_evaluated_first():
+    """While pySHACL runs, rdflib judges a FILTER's expression by evaluating it first.
+
+    rdflib's filter test (``_ebv``) first asks whether the expression, unevaluated, is itself a
+    boolean; for an expression it never is, and the refusal formats the whole expression tree
+    as text, for every solution filtered (a twentieth of the reference engine's time on long
+    chains). Evaluating the expression straight away gives the same verdict, errors included."""
+    from rdflib.plugins.sparql import evaluate, evalutils
+    from rdflib.plugins.sparql.operators import EBV
+    from rdflib.plugins.sparql.parserutils import Expr
+    from rdflib.plugins.sparql.sparql import SPARQLError
+
+    original = evalutils._ebv
+
+    def ebv(expr, ctx):
+        if not isinstance(expr, Expr):
+            return original(expr, ctx)  # a literal or a variable: rdflib's own test
+        try:
+            return EBV(expr.eval(ctx))
+        except SPARQLError:
+            return False  # an error filters the solution out, as in rdflib
+
+    evalutils._ebv = evaluate._ebv = ebv
+    try:
+        yield
+    finally:
+        evalutils._ebv = evaluate._ebv = original
 
 
 def _lazy_exists(node) -> None:
@@ -269,7 +380,8 @@ def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] 
         for s, p, o in graph.triples():
             converter.add(s, p, o)
     def validate():
-        with _each_query_parsed_once(), _shape_lookups_indexed(), indexed_transitive_paths(), _literal_casts_unlogged():
+        with _each_query_parsed_once(), _shape_lookups_indexed(), indexed_transitive_paths(), _literal_casts_unlogged(), \
+                _filters_evaluated_first():
             return pyshacl.validate(converter.graph, shacl_graph=_shapes_for(codes), advanced=True, inference="none",
                                     allow_warnings=True, allow_infos=True)
 
