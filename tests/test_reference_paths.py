@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
 from conftest import EXAMPLES
@@ -65,12 +66,30 @@ def test_reference_engine_is_linear_on_long_chains(tmp_path):
         assert _findings("shacl", path, timeout=240) == _findings("fast", path, timeout=60)
 
 
+@contextmanager
+def _counted_lookups():
+    """The triple lookups rdflib's in-memory store answers inside the block, in a one-item list."""
+    from rdflib.plugins.stores.memory import Memory
+
+    calls = [0]
+    triples = Memory.triples
+
+    def counted(self, *args, **kwargs):
+        calls[0] += 1
+        return triples(self, *args, **kwargs)
+
+    Memory.triples = counted
+    try:
+        yield calls
+    finally:
+        Memory.triples = triples
+
+
 def _s020_lookups(copies: int) -> int:
     """Triple lookups S020's SPARQL makes for one root Question in a capture of ``copies``
     GraphRAG and Document RAG traces (the examples under fresh ids)."""
     from rdflib import Literal, Namespace
     from rdflib.plugins.sparql import prepareQuery
-    from rdflib.plugins.stores.memory import Memory
     from tgtrace.engines import shacl
     from tgtrace.loaders import from_bytes
     from tgtrace.resources import shapes_graph
@@ -88,22 +107,10 @@ def _s020_lookups(copies: int) -> int:
                              sh.nodeValidator)
     prefixes = {str(p): URIRef(str(n)) for p, n in shapes.namespaces()}
     query = prepareQuery(str(shapes.value(validator, sh.select)), initNs=prefixes)
-    calls = 0
-    triples = Memory.triples
-
-    def counted(self, *args, **kwargs):
-        nonlocal calls
-        calls += 1
-        return triples(self, *args, **kwargs)
-
     root = converter.term(graph.roots()[0])
-    Memory.triples = counted
-    try:
-        with indexed_transitive_paths():
-            list(converter.graph.query(query, initBindings={"this": root, "consistentTraceModel": Literal(True)}))
-    finally:
-        Memory.triples = triples
-    return calls
+    with _counted_lookups() as calls, indexed_transitive_paths():
+        list(converter.graph.query(query, initBindings={"this": root, "consistentTraceModel": Literal(True)}))
+    return calls[0]
 
 
 def test_trace_model_sparql_reads_one_trace_not_the_capture():
@@ -139,7 +146,6 @@ def _c004_lookups(generate, iterations: int) -> int:
     of a ReAct loop of ``iterations`` from the real emitter."""
     from rdflib import Literal
     from rdflib.namespace import RDF
-    from rdflib.plugins.stores.memory import Memory
     from tgtrace.engines import shacl
     from tgtrace.loaders import from_bytes
 
@@ -151,22 +157,11 @@ def _c004_lookups(generate, iterations: int) -> int:
     last = max(graph.subjects(RDF.type, URIRef(TG + "Analysis")), key=lambda a: int(graph.value(a, STEP)))
     assert int(graph.value(last, STEP)) == iterations
     text, prefixes = _iteration_order_query()
-    calls = 0
-    triples = Memory.triples
-
-    def counted(self, *args, **kwargs):
-        nonlocal calls
-        calls += 1
-        return triples(self, *args, **kwargs)
-
-    Memory.triples = counted
-    try:
+    with _counted_lookups() as calls:
         for value in graph.objects(last, URIRef(DERIVED)):
             assert _ask_as_the_reference_engine(graph, text, prefixes, {
                 "this": last, "value": value, "iterationOrder": Literal(True)})  # in order
-    finally:
-        Memory.triples = triples
-    return calls
+    return calls[0]
 
 
 def test_iteration_order_sparql_reads_the_last_iteration_not_the_loop(monkeypatch):

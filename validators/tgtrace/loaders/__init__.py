@@ -338,8 +338,7 @@ def _regular_file(path: Path) -> None:
 
 
 def _starts_with_bom(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(3) == BOM
+    return _read_head(path, len(BOM)) == BOM
 
 
 # A DTD or entity declaration, in any case: pyoxigraph's XML reader takes a DOCTYPE in any

@@ -297,6 +297,14 @@ def _graph_of(quads: list[ox.Quad]) -> dict:
     return graphs
 
 
+def _restored(quads: list[ox.Quad]) -> Iterator[ox.Quad]:
+    """The quads of the exporter's N-Quads, each trace entity's back in the graph its class says."""
+    graphs = _graph_of(quads)
+    for quad in quads:
+        graph = graphs.get(quad.subject)
+        yield ox.Quad(quad.subject, quad.predicate, quad.object, graph) if graph else quad
+
+
 class _MemberLocator(Locator):
     """Lines inside the bundle's members, found again only for the triples findings name."""
 
@@ -333,11 +341,7 @@ def tgx_input(name: str, path: Path | None = None, data: bytes | None = None) ->
         with opener() as source:
             for member, lines in _members(name, source, compressed):
                 members.append(member)
-                read = _parse_member(f"{name}:{member}", lines)
-                graphs = _graph_of(read)
-                for quad in read:
-                    graph = graphs.get(quad.subject)
-                    yield ox.Quad(quad.subject, quad.predicate, quad.object, graph) if graph else quad
+                yield from _restored(_parse_member(f"{name}:{member}", lines))
         if not members:
             raise InputError(name, None, "holds no knowledge (no knowledge/<collection>/triples.nq member; "
                                          "exported with --config-only?)")
@@ -366,10 +370,7 @@ def exported_nquads_input(name: str, path: Path | None = None, data: bytes | Non
         else:
             with open(path, "rb") as handle:  # type: ignore[arg-type]  # path is given when data is not
                 read = _parse_member(name, iter(handle))
-        graphs = _graph_of(read)
-        for quad in read:
-            graph = graphs.get(quad.subject)
-            yield ox.Quad(quad.subject, quad.predicate, quad.object, graph) if graph else quad
+        yield from _restored(read)
 
     size = len(data) if data is not None else path.stat().st_size  # type: ignore[union-attr]  # path is given when data is not
     return Input(name, "nquads", quads, text=data, path=path, size=size, loss=loss_of("tgx"))
