@@ -20,6 +20,7 @@ from tgtrace.cli import main
 from tgtrace.graph import TraceGraph, key
 from tgtrace.loaders import InputError
 from tgtrace.settings import Settings
+from tgtrace.tracemodel import TRUSTGRAPH
 
 distributed = pytest.importorskip("distributed")
 fsspec = pytest.importorskip("fsspec")
@@ -206,7 +207,7 @@ def trace_cuts(source: Path) -> list[int]:
     lines = source.read_bytes().splitlines()
     subjects = {number: ox.parse(line, format=ox.RdfFormat.N_QUADS).__next__().subject
                 for number, line in enumerate(lines, start=1) if line.strip() and not line.startswith(b"#")}
-    graph = TraceGraph(str(source))
+    graph = TraceGraph(str(source), model=TRUSTGRAPH)
     graph.add_quads(ox.parse(source.read_bytes(), format=ox.RdfFormat.N_QUADS))
     cuts = set()
     for question in graph.questions or [None]:

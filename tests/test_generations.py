@@ -13,6 +13,7 @@ from conftest import example_traces
 from tgtrace.cli import main
 from tgtrace.generations import infer
 from tgtrace.graph import TraceGraph
+from tgtrace.tracemodel import TRUSTGRAPH
 
 TG = "https://trustgraph.ai/ns/"
 PROV = "http://www.w3.org/ns/prov#"
@@ -20,7 +21,7 @@ TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 
 
 def graph_of(quads) -> TraceGraph:
-    graph = TraceGraph()
+    graph = TraceGraph(model=TRUSTGRAPH)
     graph.add_quads(quads)
     return graph
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tgtrace.graph import DERIVED, GENERATED, OWNING, QUESTION, RDF_TYPE, TraceGraph
+from tgtrace.graph import DERIVED, GENERATED, RDF_TYPE, TraceGraph
+from tgtrace.tracemodel import OWNING, QUESTION, TRUSTGRAPH
 
 NODES = [f"urn:n{i}" for i in range(9)]
 LINKS = [DERIVED, DERIVED, DERIVED, GENERATED, *sorted(OWNING)]
@@ -15,7 +16,7 @@ questions = st.sets(st.sampled_from(NODES), max_size=4)
 
 
 def _graph(links, asked) -> TraceGraph:
-    graph = TraceGraph()
+    graph = TraceGraph(model=TRUSTGRAPH)
     for s, p, o in links:
         graph.add(s, p, o)
     for q in sorted(asked):
@@ -82,3 +83,17 @@ def test_each_node_belongs_to_the_first_root_above_it(links, asked):
                 expected.setdefault(node, question)
     assert graph.roots() == sorted(roots)
     assert graph.trace_members() == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(triples, questions)
+def test_a_graph_without_a_trace_model_has_no_traces_and_no_owners(links, asked):
+    plain = TraceGraph()
+    for s, p, o in links:
+        plain.add(s, p, o)
+    for q in sorted(asked):
+        plain.add(q, RDF_TYPE, QUESTION)
+    assert plain.roots() == [] and plain.trace_members() == {} and not plain.owners
+    # The index and the derivation walks are the same with or without one.
+    modelled = _graph(links, asked)
+    assert plain.out == modelled.out and plain.on_cycles() == modelled.on_cycles()

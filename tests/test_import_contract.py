@@ -22,7 +22,8 @@ PACKAGE = ROOT / "validators" / "tgtrace"
 
 # Lowest first. A package's own ``__init__`` is named by the package.
 FLOORS: dict[str, tuple[str, ...]] = {
-    "ground": ("errors", "namespaces", "escaping", "guarded", "model", "graph", "resources"),
+    "ground": ("errors", "namespaces", "escaping", "guarded", "model", "locations", "graph", "resources"),
+    "traces": ("tracemodel",),
     "loaders": ("loaders", "loaders.base", "loaders.wire", "loaders.objects", "loaders.trustgraph",
                 "loaders.ranges", "loaders.losses", "loaders.excerpt", "stream", "pieces", "gateway"),
     "rules": ("shapes", "vocabulary", "generations", "explainability_client", "rules", "rulehelp", "bundle",
@@ -177,8 +178,7 @@ def test_the_contract_catches_what_breaks_it(tmp_path, modules, expected):
 # The generic engine (SHACL's components, their registry and XSD's lexical forms) knows graphs, not
 # TrustGraph: TrustGraph's semantics reach it as components registered from engines/trustgraph.py.
 GENERIC = ("engines.component", "engines.xsd", "engines.core")
-TRUSTGRAPH = ("generations", "vocabulary", "explainability_client", "rules", "engines.trustgraph")
-TRUSTGRAPH_NAMES = {"graph": {"terminal_answers", "answer_pattern", "is_root_question"}}
+TRUSTGRAPH = ("tracemodel", "generations", "vocabulary", "explainability_client", "rules", "engines.trustgraph")
 
 
 def test_the_generic_engine_imports_nothing_of_trustgraph():
@@ -189,9 +189,42 @@ def test_the_generic_engine_imports_nothing_of_trustgraph():
         for node in ast.walk(tree):
             for name, names in _imported(node, {}):
                 target = _absolute(name, module, files[module].name == "__init__.py", PACKAGE.name)
-                if target in TRUSTGRAPH or set(names) & TRUSTGRAPH_NAMES.get(target, set()):
+                if target in TRUSTGRAPH:
                     found.append(f"{module} imports {target} {names}")
     assert not found, "\n".join(found)
+
+
+# The ground floor knows graphs: a term of TrustGraph's namespace (a class such as tg:Question, a link
+# such as tg:thought) is TrustGraph's trace model, which reaches the trace graph as data from above.
+TG_NAMESPACE = "https://trustgraph.ai/ns/"
+
+
+def trustgraph_terms(path: Path) -> list[str]:
+    """Where a module names TrustGraph's namespace: imports it by name or writes an IRI in it."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "TG" for alias in node.names):
+            found.append(f"{path.name}:{node.lineno}: imports TG")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and TG_NAMESPACE in node.value:
+            found.append(f"{path.name}:{node.lineno}: writes {node.value!r}")
+    return found
+
+
+def test_the_ground_floor_names_nothing_of_trustgraph():
+    files = module_files(PACKAGE)
+    # namespaces.py spells every namespace the package uses, TrustGraph's too: it names no term of it.
+    found = [line for module in FLOORS["ground"] if module != "namespaces" for line in trustgraph_terms(files[module])]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("text", [
+    'from .namespaces import PROV, TG\nQUESTION = TG + "Question"\n',
+    'QUESTION = "https://trustgraph.ai/ns/Question"\n',
+])
+def test_the_ground_floor_check_catches_a_trustgraph_class(tmp_path, text):
+    module = tmp_path / "graph.py"
+    module.write_text(text)
+    assert trustgraph_terms(module)
 
 
 def test_contributing_maps_every_module_on_its_floor():

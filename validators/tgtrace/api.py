@@ -25,10 +25,12 @@ from .engines.fast import Engine
 from .generations import Inference, infer
 from .graph import TraceGraph
 from .loaders import Input, InputError, expand_paths, load
+from .locations import Parts
 from .model import Finding, Report, Severity
 from .rules import Rule, all_rules, fill_message
 from .settings import ENGINES, Settings
 from .stream import StreamLinter
+from .tracemodel import TRUSTGRAPH
 from .vocabulary import declarations, declared_terms
 
 DEFAULTS = Settings()
@@ -277,8 +279,8 @@ def _judged(results: Iterable[InputResult], items: Sequence[Input], settings: Se
 def capture_graph(items: Sequence[Input]) -> TraceGraph:
     """The inputs as the parts of one capture, read into one graph: a trace cut across parts is
     whole in it, and a triple's place is the part (and its line) that holds it."""
-    parts = tg.Parts()
-    graph = TraceGraph(items[0].name, parts)
+    parts = Parts()
+    graph = TraceGraph(items[0].name, parts, TRUSTGRAPH)
     with tg.collector_paused():
         for item in items:
             start = graph.statements

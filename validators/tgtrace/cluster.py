@@ -53,11 +53,13 @@ import pyoxigraph as ox
 from . import graph as tg
 from .api import InputResult, check_graph, report_of
 from .engines.fast import Engine
-from .graph import StatementPlaces, TraceGraph
+from .graph import TraceGraph
 from .loaders import InputError, ranges
+from .locations import StatementPlaces
 from .model import Report
 from .pieces import STRUCTURAL, Piece, eligible, escapes, graph_of, join, keys, meet, split
 from .settings import Settings, SettingsError
+from .tracemodel import TRUSTGRAPH
 from .traceviews import TraceRow, capture_order, capture_views
 
 try:
@@ -307,7 +309,7 @@ def _interior_graphs(parsed, interior: array, origin: tuple, names: list, borrow
         members.sort()  # input order, as one process reads them
         quads = [got.quads[i] for i in members] + described
         places = [(part, None if (line := got.lines[i]) is None else line + offset) for i in members] + places_of
-        graph = TraceGraph(names[0], StatementPlaces(names, quads, places))
+        graph = TraceGraph(names[0], StatementPlaces(names, quads, places), TRUSTGRAPH)
         graph.add_quads(quads)
         yield graph
 

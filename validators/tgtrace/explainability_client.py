@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-from .graph import TraceGraph, is_iri, is_root_question
+from .graph import TraceGraph, is_iri
 from .namespaces import RDF, TG
+from .tracemodel import is_root_question
 
 _Literal = ox.Literal
 

@@ -29,10 +29,11 @@ import pyoxigraph as ox
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from .graph import DERIVED, GENERATED, OWNING
+from .graph import DERIVED, GENERATED
 from .loaders.base import InputError
 from .loaders.wire import WireError, triples_to_quads
 from .namespaces import RDF_TYPE, TG
+from .tracemodel import OWNING
 
 DEFAULT_URL = "http://localhost:8888/"
 DEFAULT_WORKSPACE = "default"

@@ -46,7 +46,10 @@ from array import array
 
 import pyoxigraph as ox
 
-from .graph import DERIVED, GENERATED, OWNING, RDF_TYPE, SUBCLASS, TG, StatementPlaces, TraceGraph, key
+from .graph import DERIVED, GENERATED, RDF_TYPE, SUBCLASS, TraceGraph, key
+from .locations import StatementPlaces
+from .namespaces import TG
+from .tracemodel import OWNING, TRUSTGRAPH
 
 # What hangs a trace together: a node linked by these is a step of a trace, never a description.
 STRUCTURAL = frozenset({DERIVED, GENERATED, *OWNING})
@@ -286,6 +289,6 @@ def graph_of(name: str, names: list[str], quads: list, places: list[tuple[int, i
     """One graph of whole traces from their quads and the (part, line) of each, read in input order."""
     order = sorted(range(len(quads)), key=lambda i: (places[i][0], places[i][1] or 0))
     quads = [quads[i] for i in order]
-    graph = TraceGraph(name, StatementPlaces(names, quads, [places[i] for i in order]))
+    graph = TraceGraph(name, StatementPlaces(names, quads, [places[i] for i in order]), TRUSTGRAPH)
     graph.add_quads(quads)
     return graph

@@ -11,8 +11,9 @@ import pyoxigraph as ox
 import rdflib
 
 from .errors import TgTraceError
-from .graph import syntax_message, to_rdflib
+from .graph import to_rdflib
 from .guarded import SHAPES_LIMIT, GuardedReadError, read_guarded
+from .locations import syntax_message
 
 _PACKAGED = Path(__file__).parent / "data"
 _SOURCE_TREE = Path(__file__).resolve().parents[2]

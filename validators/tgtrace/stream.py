@@ -16,8 +16,10 @@ from collections.abc import Iterator
 
 import pyoxigraph as ox
 
-from .graph import DERIVED, GENERATED, OWNING, KnownLines, TraceGraph, key, terminal_answers
+from .graph import DERIVED, GENERATED, TraceGraph, key
+from .locations import KnownLines
 from .namespaces import RDF_TYPE, TG
+from .tracemodel import OWNING, TRUSTGRAPH, terminal_answers
 
 # Releases up to 2.2.12 chain some steps with prov:wasGeneratedBy: a link of the trace too.
 LINKS = {DERIVED, GENERATED, *OWNING}
@@ -76,7 +78,7 @@ class StreamLinter:
             yield self._graph(component)
 
     def _graph(self, component: Component) -> TraceGraph:
-        graph = TraceGraph(self.name, KnownLines(component.lines))
+        graph = TraceGraph(self.name, KnownLines(component.lines), TRUSTGRAPH)
         graph.add_quads(component.quads)
         return graph
 

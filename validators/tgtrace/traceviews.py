@@ -26,6 +26,7 @@ from .loaders import InputError, load
 from .model import Finding
 from .namespaces import PROV, RDFS, TG
 from .settings import Settings
+from .tracemodel import terminal_answers
 
 PATTERNS = ("graphrag", "docrag", "react", "plan-then-execute", "supervisor", "extraction")
 
@@ -463,7 +464,7 @@ def views_of(graph: TraceGraph, findings: Iterable[Finding], file: str | None = 
         else:
             # The trace's own chain ends in a Conclusion or Synthesis (a sub-agent's does not count);
             # read from the steps, so chains linked by prov:wasGeneratedBy (2.1.x) count too.
-            view.answered = bool(tg.terminal_answers(graph, root)) or any(
+            view.answered = bool(terminal_answers(graph, root)) or any(
                 graph.types_of(s.node) & _ANSWERS and not builder.next_nodes(s.node) for s in view.steps)
         views.append(view)
     return views
@@ -494,7 +495,7 @@ def trace_subgraph(graph: TraceGraph, roots: Iterable) -> TraceGraph:
                 if root is not None and root not in chosen:
                     chosen.add(root)
                     pending.append(root)
-    sub = TraceGraph(graph.name, graph.locator)
+    sub = TraceGraph(graph.name, graph.locator, graph.model)
     for node, props in graph.out.items():
         root = members.get(node)
         if root is not None and root not in chosen:

@@ -16,8 +16,9 @@ import pyoxigraph as ox
 
 from ..explainability_client import reader_missed
 from ..generations import infer
-from ..graph import DERIVED, TraceGraph, answer_pattern, is_iri, is_root_question, terminal_answers
+from ..graph import DERIVED, TraceGraph, is_iri
 from ..namespaces import TG, TGL
+from ..tracemodel import answer_pattern, is_root_question, terminal_answers
 from ..vocabulary import permitted_reasons, termination_reasons
 from .component import TARGET_NODES, TARGET_TYPES, component, param, per_value, true
 

@@ -1,7 +1,7 @@
 """What every loader produces: an Input, and how it finds the lines of its triples.
 
 An :class:`Input` is a name for reports, a way to iterate its quads, and a
-:class:`~tgtrace.graph.Locator` the trace graph carries so that a finding's
+:class:`~tgtrace.locations.Locator` the trace graph carries so that a finding's
 line is found without going back to the loader.
 """
 
@@ -18,7 +18,9 @@ import pyoxigraph as ox
 
 from ..errors import TgTraceError
 from ..escaping import message, printable
-from ..graph import KnownLines, Locator, TraceGraph, syntax_message
+from ..graph import TraceGraph
+from ..locations import KnownLines, Locator, syntax_message
+from ..tracemodel import TRUSTGRAPH
 
 RDF_FORMATS = {
     "nquads": ox.RdfFormat.N_QUADS,
@@ -100,7 +102,7 @@ class Input:
 
     def graph(self) -> TraceGraph:
         """The input as a trace graph, carrying what it takes to find a triple's line."""
-        graph = TraceGraph(self.name, self.locator())
+        graph = TraceGraph(self.name, self.locator(), TRUSTGRAPH)
         with self.reading():
             graph.add_quads(self.quads())
         if not graph.statements:

@@ -29,7 +29,7 @@ from typing import Any
 import msgpack  # the reference implementation of msgpack, with limits on every length it reads
 import pyoxigraph as ox
 
-from ..graph import Locator, syntax_message
+from ..locations import Locator, syntax_message
 from ..namespaces import PROV, RDF_TYPE, TG
 from .base import Input, InputError, _locate_line_based
 from .losses import loss_of
