@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 import rdflib
 from conftest import EXAMPLES
-from tgtrace.api import capture_graph
+from tgtrace.api import capture_graph, packaged_engine
 from tgtrace.engines.component import COMPONENTS
 from tgtrace.engines.fast import Compiler, Engine, _Run
 from tgtrace.graph import TraceGraph, key_from_rdflib
@@ -82,7 +82,7 @@ def _constraints(model: ShapesModel):
 
 
 def _models() -> dict[str, ShapesModel]:
-    return {"packaged": Engine.packaged().model,
+    return {"packaged": packaged_engine().model,
             "samples": ShapesModel(rdflib.Graph().parse(data=SAMPLES, format="turtle"))}
 
 
@@ -150,7 +150,7 @@ def test_each_component_reads_the_parameters_its_declaration_names():
     # SHACL Core's, as the shapes reader knows them; the project's, as shapes/components.ttl declares them.
     declared = {SH + local: {SH + p for p in mandatory + optional}
                 for local, (mandatory, optional) in CORE_COMPONENTS.items()}
-    declared |= {iri: {*c.mandatory, *c.optional} for iri, c in Engine.packaged().model.components.items()}
+    declared |= {iri: {*c.mandatory, *c.optional} for iri, c in packaged_engine().model.components.items()}
     wrong = [f"{iri}: reads {sorted(native.parameters)}, declared {sorted(declared.get(iri, ()))}"
              for iri, native in COMPONENTS.items() if set(native.parameters) != declared.get(iri)]
     assert not wrong, "\n".join(wrong)

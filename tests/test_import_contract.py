@@ -175,9 +175,12 @@ def test_the_contract_catches_what_breaks_it(tmp_path, modules, expected):
     assert any(p.startswith(expected) for p in problems), problems
 
 
-# The generic engine (SHACL's components, their registry and XSD's lexical forms) knows graphs, not
-# TrustGraph: TrustGraph's semantics reach it as components registered from engines/trustgraph.py.
-GENERIC = ("engines.component", "engines.xsd", "engines.core")
+# The generic engines (the default one, its components and their registry, XSD's lexical forms, paths,
+# SHACL-SPARQL, the pySHACL reference) know graphs and shapes, not TrustGraph: TrustGraph's semantics
+# reach them as components registered from engines/trustgraph.py, and the packaged rules and the
+# ontology's declarations as arguments from their caller (api.packaged_engine).
+GENERIC = ("engines.component", "engines.xsd", "engines.core", "engines.fast", "engines.paths", "engines.sparql",
+           "engines.shacl")
 TRUSTGRAPH = ("tracemodel", "generations", "vocabulary", "explainability_client", "rules", "engines.trustgraph")
 
 
@@ -241,3 +244,83 @@ def test_contributing_maps_every_module_on_its_floor():
 def _file_name(module: str) -> str:
     path = module_files(PACKAGE)[module].relative_to(PACKAGE)
     return f"{path.parent}/" if path.name == "__init__.py" and module else str(path)
+
+
+# What the docs generator (docs/gen, run by the mkdocs hooks) may read of the package: these modules,
+# and of each only what it defines under a name without a leading underscore (where it declares
+# ``__all__``, only the names listed there). Anything else is an internal that may change unseen.
+DOCS_PUBLIC = ("", "namespaces", "resources", "rulehelp", "shapes", "rules", "vocabulary", "generations", "bundle",
+               "loaders", "api", "traceviews", "formats", "formats.diagram", "formats.listshow", "cli")
+DOCS_GEN = ROOT / "docs" / "gen"
+
+
+def _docs_imports(tree: ast.Module, root: str) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of every import of the package: statements, and calls that name a
+    module and one of its names as strings (the hooks' optional imports)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and len(node.args) >= 2 and all(
+                isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args[:2]):
+            found.append((node.lineno, node.args[0].value, [node.args[1].value]))
+        elif isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+            found += [(node.lineno, name, names) for name, names in _imported(node, {})]
+    return [(line, name, names) for line, name, names in found if name == root or name.startswith(root + ".")]
+
+
+def _defined(path: Path) -> set[str]:
+    """The names a module offers: its ``__all__`` if it declares one, else what it defines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == "__all__":
+                return set(ast.literal_eval(node.value))  # type: ignore[union-attr]
+            if isinstance(target, ast.Name):
+                names.add(target.id)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+    return names
+
+
+def private_reads(package: Path, public: tuple[str, ...], sources: list[Path]) -> list[str]:
+    """Where the sources read a module outside the public list, or a name its module does not offer."""
+    files = module_files(package)
+    problems = []
+    for source in sources:
+        for line, name, names in _docs_imports(ast.parse(source.read_text(encoding="utf-8")), package.name):
+            module = _absolute(name, "", True, package.name)
+            where = f"{source.name}:{line}: {name}"
+            if module not in public:
+                problems.append(f"{where} is not a public module")
+                continue
+            for imported in names:
+                if f"{module}.{imported}".strip(".") in files:
+                    if f"{module}.{imported}".strip(".") not in public:
+                        problems.append(f"{where}.{imported} is not a public module")
+                elif imported.startswith("_") or imported not in _defined(files[module]):
+                    problems.append(f"{where} does not offer {imported}")
+    return problems
+
+
+def test_the_docs_generator_reads_public_interfaces_only():
+    problems = private_reads(PACKAGE, DOCS_PUBLIC, sorted(DOCS_GEN.rglob("*.py")))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("from pkg.inner import NAMES\n", "gen.py:1: pkg.inner is not a public module"),
+    ("from pkg.low import _hidden\n", "gen.py:1: pkg.low does not offer _hidden"),
+    ("from pkg.low import imported\n", "gen.py:1: pkg.low does not offer imported"),
+    ("from pkg.listed import unlisted\n", "gen.py:1: pkg.listed does not offer unlisted"),
+    ("from pkg import inner\n", "gen.py:1: pkg.inner is not a public module"),
+    ("optional('pkg.low', '_hidden')\n", "gen.py:1: pkg.low does not offer _hidden"),
+])
+def test_the_docs_check_catches_a_private_read(tmp_path, text, expected):
+    package = _package(tmp_path, {"low": "from .inner import imported\ndef offered(): ...\n_hidden = 1\n",
+                                  "listed": "__all__ = ['offered']\ndef offered(): ...\ndef unlisted(): ...\n",
+                                  "inner": "NAMES = ()\n"})
+    source = tmp_path / "gen.py"
+    source.write_text(text + "from pkg.low import offered\nfrom pkg.listed import offered\n")
+    assert private_reads(package, ("", "low", "listed"), [source]) == [expected]

@@ -126,10 +126,11 @@ def test_a_description_several_ranges_repeat_is_broadcast_only_where_exact():
 
 def test_the_rules_reach_decides_whether_descriptions_may_be_broadcast():
     import rdflib
+    from tgtrace.api import packaged_engine
     from tgtrace.engines.fast import Engine
     from tgtrace.pieces import STRUCTURAL
 
-    assert Engine.packaged(None).inverse_reach() <= STRUCTURAL
+    assert packaged_engine(None).inverse_reach() <= STRUCTURAL
     prefixes = "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <urn:ex:> .\n"
     inverse = prefixes + "ex:s a sh:NodeShape ; sh:targetClass ex:C ; sh:property [ sh:path [ sh:inversePath " \
                          "<http://www.w3.org/ns/prov#wasAssociatedWith> ] ; sh:maxCount 1 ] ."

@@ -21,13 +21,15 @@ import pyoxigraph as ox
 from . import graph as tg
 from .baseline import load as load_baseline
 from .coverage import coverage
-from .engines.fast import Engine
+from .engines.component import COMPONENTS
+from .engines.fast import IMPLEMENTED_COMPONENTS, Engine
 from .generations import Inference, infer
 from .graph import TraceGraph
 from .loaders import Input, InputError, expand_paths, load
 from .locations import Parts
 from .model import Finding, Report, Severity
-from .rules import Rule, all_rules, fill_message
+from .namespaces import SH
+from .rules import Rule, all_rules, fill_message, model_for
 from .settings import ENGINES, Settings
 from .stream import StreamLinter
 from .tracemodel import TRUSTGRAPH
@@ -56,15 +58,28 @@ class InputResult:
     extra: dict = field(default_factory=dict)
 
 
+@cache
+def packaged_engine(codes: frozenset[str] | None = None) -> Engine:
+    """The default engine compiled for the registry's rules (the selected opt-in ones activated),
+    adding the ontology's declarations to each graph; built once per process and selection."""
+    return Engine(model_for(codes), codes, declarations())
+
+
+def supported_components() -> frozenset[str]:
+    """Every constraint component the default engine evaluates natively, by the IRI its validation
+    results name (SHACL Core's and the project's own); any other runs by its SPARQL validator."""
+    return IMPLEMENTED_COMPONENTS | {iri for iri in COMPONENTS if not iri.startswith(SH)}
+
+
 def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozenset = frozenset()) -> InputResult:
     """Findings of one trace graph, with what coverage needs to know of it. The nodes ``aside``
     are in the graph to be read only: their own findings and counts are another graph's."""
-    fast = Engine.packaged(settings.codes)
+    fast = packaged_engine(settings.codes)
     declared = fast.prepare(graph)
     if settings.engine == "fast":
         hits = list(fast.check(graph, declared))
     elif settings.engine == "shacl":
-        hits = importlib.import_module(_REFERENCE_ENGINE).check(graph, declared, settings.codes)
+        hits = importlib.import_module(_REFERENCE_ENGINE).check(graph, model_for(settings.codes), settings.codes)
     else:
         raise ValueError(f"unknown engine {settings.engine!r} (choose {' or '.join(ENGINES)})")
     result = InputResult(graph.name, triples=graph.statements)

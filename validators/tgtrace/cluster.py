@@ -51,8 +51,7 @@ from urllib.parse import urlsplit
 import pyoxigraph as ox
 
 from . import graph as tg
-from .api import InputResult, check_graph, report_of
-from .engines.fast import Engine
+from .api import InputResult, check_graph, packaged_engine, report_of
 from .graph import TraceGraph
 from .loaders import InputError, ranges
 from .locations import StatementPlaces
@@ -427,7 +426,7 @@ def _may_broadcast(settings: Settings) -> bool:
     reach is not the native components': it keeps the join."""
     if settings.engine != "fast":
         return False
-    reach = Engine.packaged(settings.codes).inverse_reach()
+    reach = packaged_engine(settings.codes).inverse_reach()
     return reach is not None and reach <= STRUCTURAL
 
 

@@ -20,18 +20,15 @@ and sh:hasValue) inlined.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
 
 import pyoxigraph as ox
 import rdflib
 
 from ..graph import RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key, key_from_rdflib, to_rdflib
 from ..namespaces import SH
-from ..rules import model_for
 from ..shapes import Path, Shape, ShapesError, ShapesModel
-from ..vocabulary import declarations
 from . import (
     Hit,
     core,  # noqa: F401  (registers SHACL Core's components)
@@ -127,10 +124,13 @@ def _path_values(graph: TraceGraph, path: Path, node) -> list:
 class Engine:
     """A shapes graph compiled for checking trace graphs."""
 
-    def __init__(self, model: ShapesModel, codes: frozenset[str] | None = None):
+    def __init__(self, model: ShapesModel, codes: frozenset[str] | None = None, declarations: Iterable[tuple] = ()):
         """codes: the rules to evaluate (None: every shape); shapes that carry none of them are
-        not run at all, so an unselected rule costs nothing (an opt-in family may be costly)."""
+        not run at all, so an unselected rule costs nothing (an opt-in family may be costly).
+        declarations: rdflib triples :meth:`prepare` adds to each graph (the ontology's, for the
+        packaged rules: the caller knows which)."""
         self.model = model
+        self.declarations = tuple(declarations)
         self.codes: dict = {}  # shape or sparql node -> rule code
         for shape in model.shapes.values():
             code = model.code_of(shape.node)
@@ -166,11 +166,6 @@ class Engine:
     @classmethod
     def from_graph(cls, graph: rdflib.Graph) -> Engine:
         return cls(ShapesModel(graph))
-
-    @classmethod
-    @cache
-    def packaged(cls, codes: frozenset[str] | None = None) -> Engine:
-        return cls(model_for(codes), codes)  # the registry's model: the shapes are read once per process
 
     def _check_components(self) -> None:
         """Every component a shape uses has a native implementation or a SPARQL validator."""
@@ -232,9 +227,9 @@ class Engine:
     # ----------------------------------------------------------------- running
 
     def prepare(self, graph: TraceGraph) -> set:
-        """Add the ontology's declarations to a graph; returns the subjects added."""
+        """Add the engine's declarations to a graph; returns the subjects added."""
         added = set()
-        for s, p, o in declarations():
+        for s, p, o in self.declarations:
             subject = key_from_rdflib(s)
             graph.add(subject, key_from_rdflib(p), key_from_rdflib(o))
             added.add(subject)
@@ -871,9 +866,8 @@ def _generate_code(rules: list, subclass: bool) -> Callable:
     return namespace["run"]
 
 
-def lint(graph: TraceGraph, engine: Engine | None = None) -> list[Hit]:
-    """Every rule's hits on a graph (the declarations are added to it first)."""
-    engine = engine or Engine.packaged()
+def lint(graph: TraceGraph, engine: Engine) -> list[Hit]:
+    """Every rule's hits on a graph (the engine's declarations are added to it first)."""
     declared = engine.prepare(graph)
     return list(engine.check(graph, declared))
 

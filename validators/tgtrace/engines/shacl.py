@@ -23,7 +23,7 @@ from rdflib.namespace import RDF
 
 from ..graph import TraceGraph, key_from_rdflib, term, to_rdflib
 from ..namespaces import SH
-from ..rules import model, model_for
+from ..shapes import ShapesModel
 from . import Hit
 from .paths import indexed_transitive_paths, nearest_of_type
 from .sparql import refuse_services
@@ -339,11 +339,10 @@ _TARGETS = [rdflib.URIRef(SH + name) for name in
 
 
 @cache
-def _shapes_for(codes: frozenset[str] | None) -> rdflib.Graph:
-    """The shapes graph as tg-trace runs it for the rules (opt-in ones selected activated), with
-    the targets of shapes that carry none of the rules removed: pySHACL then never evaluates
-    them, and shapes other shapes use still work where they are used."""
-    shapes = model_for(codes)
+def _shapes_for(shapes: ShapesModel, codes: frozenset[str] | None) -> rdflib.Graph:
+    """The shapes graph as tg-trace runs it for the rules, with the targets of shapes that carry
+    none of the rules removed: pySHACL then never evaluates them, and shapes other shapes use
+    still work where they are used."""
     if codes is None:
         return shapes.graph
     graph = rdflib.Graph()
@@ -368,13 +367,14 @@ def _literal_casts_unlogged():
         logger.disabled = before
 
 
-def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] | None = None) -> list[Hit]:
+def check(graph: TraceGraph, shapes: ShapesModel, codes: frozenset[str] | None = None) -> list[Hit]:
     """Validate with pySHACL; the graph already holds the ontology's declarations.
 
+    shapes: the shapes as the caller runs them (the opt-in rules it selected activated);
     codes: the rules to evaluate (None: all)."""
     import pyshacl  # imported when the reference engine is asked for: it loads slowly
 
-    refuse_services(model())  # before pySHACL could run one
+    refuse_services(shapes)  # before pySHACL could run one
     converter = ToRdflib()
     with _literal_casts_unlogged():
         for s, p, o in graph.triples():
@@ -382,11 +382,10 @@ def check(graph: TraceGraph, declared: set | None = None, codes: frozenset[str] 
     def validate():
         with _each_query_parsed_once(), _shape_lookups_indexed(), indexed_transitive_paths(), _literal_casts_unlogged(), \
                 _filters_evaluated_first():
-            return pyshacl.validate(converter.graph, shacl_graph=_shapes_for(codes), advanced=True, inference="none",
+            return pyshacl.validate(converter.graph, shacl_graph=_shapes_for(shapes, codes), advanced=True, inference="none",
                                     allow_warnings=True, allow_infos=True)
 
     conforms, results, _ = _with_deep_stack(validate, depth=len(converter.graph))
-    shapes = model()
     sh = rdflib.Namespace(SH)
     hits = []
     # Only the report's own results: pySHACL also nests the inner shapes' results as sh:detail.

@@ -12,8 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from tgtrace.engines.component import COMPONENTS as NATIVE
-from tgtrace.engines.fast import IMPLEMENTED_COMPONENTS
+from tgtrace.api import supported_components
 from tgtrace.namespaces import SH
 from tgtrace.rules import all_rules, model
 from tgtrace.shapes import CORE_COMPONENTS, Component, Shape
@@ -120,7 +119,8 @@ def pages(context: Context) -> dict[str, str]:
     counts = read_counts()
     fast, reference = counts.get("fast", {}), counts.get("reference", {})
     users = rules_by_component()
-    shacl = sorted(c for c in IMPLEMENTED_COMPONENTS if c.startswith(SH))
+    native = supported_components()
+    shacl = sorted(c for c in native if c.startswith(SH))
     missing = [c for c in shacl if c not in fast]
     if missing:
         raise SiteError(f"{COUNTS.name} has no fast-engine counts for {', '.join(missing)}: run python {GENERATOR}")
@@ -131,9 +131,9 @@ def pages(context: Context) -> dict[str, str]:
         rows.append(Row(iri, SHACL_SPEC + "#" + anchor, mandatory, optional, fast[iri], reference.get(iri),
                         sorted(users.get(iri, []))))
     # Components a test of the suite declares for itself (SHACL-SPARQL): only the reference runs those cases.
-    suite_own = {c: pair for c, pair in reference.items() if not c.startswith(SH) and c not in IMPLEMENTED_COMPONENTS}
+    suite_own = {c: pair for c, pair in reference.items() if not c.startswith(SH) and c not in native}
     declared = [
-        Declared(component, component.iri in NATIVE, validators(component), sorted(users.get(component.iri, [])))
+        Declared(component, component.iri in native, validators(component), sorted(users.get(component.iri, [])))
         for component in model().components.values()
     ]
     return {
