@@ -5,7 +5,9 @@ below, never upward, and the import graph has no cycle. Every import counts:
 at the top of a module, inside a function body, and ``importlib.import_module``
 of a module name written as a string. A module the contract does not place
 fails, and so does a module it places that no longer exists. CONTRIBUTING.md's
-map of the layers names every module on its floor.
+map of the layers names every module on its floor. Beside the floors: the ground
+floor names nothing of TrustGraph's namespace, the generic engines import nothing
+of TrustGraph, and the docs generator reads the package's public interfaces only.
 """
 
 from __future__ import annotations
