@@ -210,6 +210,8 @@ def trustgraph_terms(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and any(alias.name == "TG" for alias in node.names):
             found.append(f"{path.name}:{node.lineno}: imports TG")
+        elif isinstance(node, ast.Attribute) and node.attr == "TG":
+            found.append(f"{path.name}:{node.lineno}: reads TG")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and TG_NAMESPACE in node.value:
             found.append(f"{path.name}:{node.lineno}: writes {node.value!r}")
     return found
@@ -225,6 +227,7 @@ def test_the_ground_floor_names_nothing_of_trustgraph():
 @pytest.mark.parametrize("text", [
     'from .namespaces import PROV, TG\nQUESTION = TG + "Question"\n',
     'QUESTION = "https://trustgraph.ai/ns/Question"\n',
+    'from . import namespaces\nQUESTION = namespaces.TG + "Question"\n',
 ])
 def test_the_ground_floor_check_catches_a_trustgraph_class(tmp_path, text):
     module = tmp_path / "graph.py"
