@@ -51,7 +51,7 @@ class Finding:
         return data
 
     def __str__(self) -> str:
-        where = f"{printable(self.file or '<input>')}:{self.line or 0}"
+        where = printable(self.file or "<input>") + (f":{self.line}" if self.line else "")
         return f"{where}: {self.rule} {self.severity} {printable(self.message)} ({printable(self.focus)})"
 
 
