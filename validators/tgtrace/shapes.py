@@ -178,6 +178,9 @@ class Shape:
     severity: str = SH + "Violation"
     messages: list[str] = field(default_factory=list)
     deactivated: bool = False
+    # For sh:qualifiedValueShapesDisjoint: the qualified value shapes of the other property shapes
+    # of the shapes that have this one as a property (SHACL 1.0, 4.7.3).
+    qualified_siblings: tuple[Shape, ...] = ()
 
     @property
     def iri(self) -> str:
@@ -322,6 +325,8 @@ class ShapesModel:
         self._read_components()
         for node in self._shape_nodes():
             self.shape(node)
+        for shape in list(self.shapes.values()):
+            self._link_qualified_siblings(shape)
 
     # ----------------------------------------------------------- declarations
 
@@ -382,6 +387,22 @@ class ShapesModel:
             self.target_types[str(node)] = TargetType(
                 iri=str(node), parameters=parameters, select=str(select), prefixes=self.prefixes(node),
                 label=self._text(node, RDFS + "label"), comment=self._text(node, RDFS + "comment"))
+
+    def _link_qualified_siblings(self, shape: Shape) -> None:
+        for constraint in shape.constraints:
+            if constraint.component != SH + "QualifiedValueShapeConstraintComponent":
+                continue
+            siblings = []
+            for parent in self.shapes.values():
+                properties = parent.properties
+                if shape in properties:
+                    for other in properties:
+                        if other is shape:
+                            continue
+                        for c in other.constraints:
+                            if c.component == SH + "QualifiedValueShapeConstraintComponent":
+                                siblings.append(c.params[SH + "qualifiedValueShape"])
+            shape.qualified_siblings = tuple(siblings)
 
     def annotation_properties(self) -> set[str]:
         """Predicates the graph declares as owl:AnnotationProperty (rule metadata, not constraints)."""
