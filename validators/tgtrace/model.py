@@ -38,7 +38,7 @@ class Hit:
     value: object  # the value at fault; the focus node itself for a node shape's result
     # Where in the shapes it comes from, as a SHACL validation report names it; not part of what a
     # hit is (the engines find the same hits by different routes).
-    shape: object = field(default=None, compare=False)  # the source shape (the fast engine's shapes.Shape)
+    shape: object = field(default=None, compare=False)  # the source shape, a shapes.Shape
     component: str | None = field(default=None, compare=False)  # the source constraint component's IRI
     # The result's path as the engine has it: a predicate IRI, a shapes.Path, or None for the shape's own.
     result_path: object = field(default=None, compare=False)
