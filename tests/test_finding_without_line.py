@@ -8,6 +8,7 @@ import re
 import shutil
 
 import pytest
+import tgtrace
 from formats_support import ROOT, cli
 from tgtrace.formats import FORMATS
 
@@ -65,3 +66,9 @@ def test_gitlab_places_a_notice_on_the_first_line(lossy):
 def test_html_shows_the_file_alone(lossy):
     _, out, _ = cli("lint", "--fail-on", "never", "--format", "html", lossy)
     assert "<td>export.tgx</td>" in out
+
+
+def test_a_finding_printed_from_python_names_the_file_alone(lossy):
+    (notice,) = [f for f in tgtrace.lint(lossy, fail_on="never").findings if f.rule == "I001"]
+    assert notice.line is None
+    assert str(notice).startswith("export.tgx: I001 info ")
