@@ -2,8 +2,11 @@ from pathlib import Path
 
 import pytest
 
-# A real TrustGraph deployment, one per session, for the tests of what talks to a running TrustGraph.
-from gateway_rig import trustgraph  # noqa: F401
+# Fixtures shared by several test modules, registered as plugins so that a test names them as
+# parameters without importing them: a real TrustGraph deployment, one per session, for the tests
+# of what talks to a running TrustGraph (gateway_rig); the example traces and reports of the
+# output-format tests (formats_support).
+pytest_plugins = ["gateway_rig", "formats_support"]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

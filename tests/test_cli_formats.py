@@ -12,7 +12,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from formats_support import (  # noqa: F401 (traces is a fixture)
+from formats_support import (
     GITHUB_LINE,
     RDF_TYPE,
     ROOT,
@@ -21,7 +21,6 @@ from formats_support import (  # noqa: F401 (traces is a fixture)
     drop_type,
     nq_line,
     sarif_validator,
-    traces,
 )
 from junitparser import JUnitXml
 from tgtrace.cli import main

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from formats_support import CONCLUSION, GITHUB_LINE, finding, report  # noqa: F401 (report is a fixture)
+from formats_support import CONCLUSION, GITHUB_LINE, finding
 from tgtrace.formats import github as github_format
 from tgtrace.formats import render
 from tgtrace.model import Severity

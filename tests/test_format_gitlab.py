@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 
 import jsonschema
 from click.testing import CliRunner
-from formats_support import EXAMPLES, RDF_TYPE, cli, conclusion_iri, finding, nq_line, traces  # noqa: F401 (traces is a fixture)
+from formats_support import EXAMPLES, RDF_TYPE, cli, conclusion_iri, finding, nq_line
 from tgtrace.cli import main
 from tgtrace.formats import FORMATS, render
 from tgtrace.model import Report

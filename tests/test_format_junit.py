@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from formats_support import AGENT, finding, parse_junit, report  # noqa: F401 (report is a fixture)
+from formats_support import AGENT, finding, parse_junit
 from junitparser import Failure
 from tgtrace.formats import render
 from tgtrace.model import Report, Severity

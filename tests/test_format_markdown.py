@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from formats_support import report  # noqa: F401 (a fixture)
 from tgtrace.coverage import coverage
 from tgtrace.formats import render
 from tgtrace.model import Report

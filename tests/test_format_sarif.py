@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from formats_support import AGENT, CONCLUSION, finding, report, sarif_validator  # noqa: F401 (report is a fixture)
+from formats_support import AGENT, CONCLUSION, finding, sarif_validator
 from rfc3986_validator import validate_rfc3986
 from tgtrace.formats import FORMATS, render
 from tgtrace.model import Report

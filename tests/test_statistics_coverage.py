@@ -6,7 +6,7 @@ import json
 import re
 from collections import Counter
 
-from formats_support import AGENT, finding, report  # noqa: F401 (report is a fixture)
+from formats_support import AGENT, finding
 from tgtrace.coverage import coverage, ontology_terms, statistics
 from tgtrace.formats.statistics import coverage_dict
 from tgtrace.model import Report

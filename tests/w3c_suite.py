@@ -334,18 +334,39 @@ def fast_results(case: Case) -> tuple[bool, list[tuple]]:
     """The fast engine's verdict and results on ``case``. SHACL: a report
     conforms exactly when it has no results, whatever their severity."""
     from tgtrace.engines.fast import Engine
+    from tgtrace.graph import TraceGraph, key_from_rdflib
 
     try:
         engine = Engine.from_graph(case.shapes_graph)
-        found = list(engine.validate_rdflib(case.data_graph))
+        graph = TraceGraph()
+        for s, p, o in case.data_graph:
+            graph.add(key_from_rdflib(s), key_from_rdflib(p), key_from_rdflib(o))
+        found = list(engine.validate(graph))
     except Exception as error:  # noqa: BLE001 - the interface has no other way to report a failure
         raise EngineFailure(f"{type(error).__name__}: {error}") from error
     results = []
-    for r in found:
-        values = [r.focus, r.path, r.value, r.source_shape, r.component, r.severity]
+    for hit in found:
+        values = as_reported(hit)
         values[1] = path_key(values[1], (case.shapes_graph,))
         results.append(tuple(None if v is None else _term(v) for v in values))
     return not results, results
+
+
+def as_reported(hit) -> list:
+    """A hit of the fast engine as a validation report states it, in rdflib terms: focus node,
+    result path (its node in the shapes graph), value, source shape, component and severity."""
+    from tgtrace.graph import to_rdflib
+    from tgtrace.shapes import Path as ShapePath
+
+    shape, path = hit.shape, hit.result_path
+    if isinstance(path, ShapePath):
+        path = path.node
+    elif path is not None:
+        path = URIRef(path)
+    elif shape.path is not None:
+        path = shape.path.node
+    value = to_rdflib(hit.value) if hit.value is not None else None
+    return [to_rdflib(hit.focus), path, value, shape.node, URIRef(hit.component), URIRef(shape.severity)]
 
 
 ENGINES = {"reference": reference_results, "fast": fast_results}

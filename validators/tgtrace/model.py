@@ -1,4 +1,4 @@
-"""Findings and reports: what every engine produces and every format prints."""
+"""Hits, findings and reports: what every engine produces and every format prints."""
 
 from __future__ import annotations
 
@@ -27,6 +27,24 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
+@dataclass(frozen=True)
+class Hit:
+    """One result of a shape on a trace graph, as both engines report it: what a finding is made
+    from. Nodes and values are keys of the trace graph."""
+
+    rule: str | None  # the code its shape (or SPARQL constraint) carries; None for a shape that carries none
+    focus: object
+    path: str | None  # the predicate at fault, when the result's path is a single predicate
+    value: object  # the value at fault; the focus node itself for a node shape's result
+    # Where in the shapes it comes from, as a SHACL validation report names it; not part of what a
+    # hit is (the engines find the same hits by different routes).
+    shape: object = field(default=None, compare=False)  # the source shape, a shapes.Shape
+    component: str | None = field(default=None, compare=False)  # the source constraint component's IRI
+    # The result's path as the engine has it: a predicate IRI, a shapes.Path, or None for the shape's own.
+    result_path: object = field(default=None, compare=False)
+    constraint: object = field(default=None, compare=False)  # the sh:sparql node of a SPARQL-based constraint
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
     """One rule that fired on one node of one trace: a linter finding, not the ontology's
@@ -51,7 +69,7 @@ class Finding:
         return data
 
     def __str__(self) -> str:
-        where = f"{printable(self.file or '<input>')}:{self.line or 0}"
+        where = printable(self.file or "<input>") + (f":{self.line}" if self.line else "")
         return f"{where}: {self.rule} {self.severity} {printable(self.message)} ({printable(self.focus)})"
 
 

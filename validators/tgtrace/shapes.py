@@ -19,17 +19,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import PurePath
 from typing import Any
 
+import pyoxigraph as ox
 import rdflib
 from rdflib.collection import Collection
 
 from .errors import TgTraceError
+from .model import Severity
 from .namespaces import OWL, RDF, RDFS, SH, TGL
 
 _SH = rdflib.Namespace(SH)
 _TGL = rdflib.Namespace(TGL)
 _RDF_TYPE = rdflib.RDF.type
+
+DOCS_BASE = "https://trustgraph-ai.github.io/trustgraph-ontology/"
+SHACL_SEVERITY = {
+    SH + "Violation": Severity.ERROR,
+    SH + "Warning": Severity.WARNING,
+    SH + "Info": Severity.INFO,
+}
+# What a fault recipe's update may use without declaring it.
+UPDATE_PREFIXES = """PREFIX tg: <https://trustgraph.ai/ns/>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+"""
 
 
 class ShapesError(TgTraceError, ValueError):
@@ -161,6 +178,9 @@ class Shape:
     severity: str = SH + "Violation"
     messages: list[str] = field(default_factory=list)
     deactivated: bool = False
+    # For sh:qualifiedValueShapesDisjoint: the qualified value shapes of the other property shapes
+    # of the shapes that have this one as a property (SHACL 1.0, 4.7.3).
+    qualified_siblings: tuple[Shape, ...] = ()
 
     @property
     def iri(self) -> str:
@@ -225,22 +245,42 @@ class Family:
 
 
 @dataclass(frozen=True)
-class FaultRecipe:
-    """A real example trace, an update that breaks it, and the node that must then be reported."""
+class Fault:
+    """A real example trace, an update that breaks it, and the node that must then be reported.
+
+    ``update`` is SPARQL 1.1 Update in which ``$this`` stands for the focus IRI
+    and the tg, prov, rdf, rdfs and xsd prefixes are predeclared.
+    """
 
     trace: str
     update: str
     focus: str
 
+    @property
+    def sparql(self) -> str:
+        return UPDATE_PREFIXES + self.update.replace("$this", f"<{self.focus}>")
+
+    def apply(self, examples_dir) -> bytes:
+        """The example trace with the fault injected, as N-Quads."""
+        store = ox.Store()
+        store.load(path=str(PurePath(examples_dir) / self.trace), format=ox.RdfFormat.N_QUADS)
+        before = set(store)
+        store.update(self.sparql)
+        if set(store) == before:
+            raise ValueError(f"the fault update on {self.trace} changed nothing")
+        dumped = store.dump(format=ox.RdfFormat.N_QUADS)
+        assert dumped is not None  # bytes, as no output is given
+        return dumped
+
 
 @dataclass(frozen=True)
-class RuleShape:
-    """What the shapes say about one rule: a named shape carrying tgl:code."""
+class Rule:
+    """One rule: a named shape carrying tgl:code, with its documentation."""
 
     code: str
     name: str
     family: str  # the family's name
-    severity: str  # sh:Violation / sh:Warning / sh:Info
+    severity: Severity  # from its sh:severity (sh:Violation when it has none)
     message: str
     description: str
     rationale: str
@@ -250,11 +290,27 @@ class RuleShape:
     targets: tuple[str, ...]  # classes it applies to
     path: str | None  # the predicate a property-shape rule is about
     components: tuple[str, ...]  # the constraint components it uses
-    fault: FaultRecipe | None
-    # The first TrustGraph release whose traces meet the rule (None: every release's do).
+    fault: Fault | None
+    # The first TrustGraph release whose traces meet the rule; older traces get it as info.
     since: str | None = None
-    # The closed set of values the rule accepts (its sh:in), shown with a finding.
+    # The closed set of values the rule accepts (its sh:in: termination reasons, patterns), shown with a finding.
     allowed: tuple[str, ...] = ()
+
+    @property
+    def title(self) -> str:
+        """A one-line title: the first sentence of the description."""
+        text = " ".join((self.description or self.message or self.name).split())
+        end = text.find(". ")
+        return text[:end + 1] if end != -1 else text
+
+    @property
+    def help_uri(self) -> str:
+        return f"{DOCS_BASE}{self.page}"
+
+    @property
+    def page(self) -> str:
+        """The rule's own page on the docs site, a stable address (rules/T001/)."""
+        return f"rules/{self.code}/"
 
 
 class ShapesModel:
@@ -269,6 +325,8 @@ class ShapesModel:
         self._read_components()
         for node in self._shape_nodes():
             self.shape(node)
+        for shape in list(self.shapes.values()):
+            self._link_qualified_siblings(shape)
 
     # ----------------------------------------------------------- declarations
 
@@ -329,6 +387,22 @@ class ShapesModel:
             self.target_types[str(node)] = TargetType(
                 iri=str(node), parameters=parameters, select=str(select), prefixes=self.prefixes(node),
                 label=self._text(node, RDFS + "label"), comment=self._text(node, RDFS + "comment"))
+
+    def _link_qualified_siblings(self, shape: Shape) -> None:
+        for constraint in shape.constraints:
+            if constraint.component != SH + "QualifiedValueShapeConstraintComponent":
+                continue
+            siblings = []
+            for parent in self.shapes.values():
+                properties = parent.properties
+                if shape in properties:
+                    for other in properties:
+                        if other is shape:
+                            continue
+                        for c in other.constraints:
+                            if c.component == SH + "QualifiedValueShapeConstraintComponent":
+                                siblings.append(c.params[SH + "qualifiedValueShape"])
+            shape.qualified_siblings = tuple(siblings)
 
     def annotation_properties(self) -> set[str]:
         """Predicates the graph declares as owl:AnnotationProperty (rule metadata, not constraints)."""
@@ -490,11 +564,11 @@ class ShapesModel:
         return {f.name: f for f in sorted(found, key=lambda f: (f.order, f.name))}
 
     @cached_property
-    def rules(self) -> dict[str, RuleShape]:
+    def rules(self) -> dict[str, Rule]:
         """Every rule, by code, in code order."""
         g = self.graph
         families = {f.iri: f.name for f in self.families.values()}
-        found: dict[str, RuleShape] = {}
+        found: dict[str, Rule] = {}
         for node, code_term in g.subject_objects(_TGL.code):
             code = str(code_term)
             if code in found:
@@ -510,16 +584,16 @@ class ShapesModel:
             fault_node = g.value(node, _TGL.fault)
             fault = None
             if fault_node is not None:
-                fault = FaultRecipe(trace=self._text(fault_node, TGL + "trace"),
+                fault = Fault(trace=self._text(fault_node, TGL + "trace"),
                                     update=self._text(fault_node, TGL + "update"),
                                     focus=self._text(fault_node, TGL + "focus"))
             severity = g.value(node, _SH.severity)
             if severity is None and shape is None:
                 owner = next(iter(owners), None)
                 severity = g.value(owner, _SH.severity) if owner is not None else None
-            found[code] = RuleShape(
+            found[code] = Rule(
                 code=code, name=self._text(node, TGL + "name"), family=families[str(family_node)],
-                severity=str(severity) if severity is not None else SH + "Violation",
+                severity=SHACL_SEVERITY.get(str(severity), Severity.ERROR) if severity is not None else Severity.ERROR,
                 message=self._text(node, SH + "message"), description=self._text(node, SH + "description"),
                 rationale=self._text(node, TGL + "rationale"), fix=self._text(node, TGL + "fix"),
                 shape=str(node), node_shapes=tuple(sorted(str(o) for o in owners)),

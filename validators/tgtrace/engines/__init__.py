@@ -1,4 +1,4 @@
-"""Rule engines: each checks a trace graph and yields a Hit per finding.
+"""Rule engines: each checks a trace graph and yields a ``model.Hit`` per finding.
 
 ``fast`` (the default) evaluates the shapes by constraint components over the
 trace graph; ``shacl`` runs pySHACL on the same shapes, as the reference.
@@ -10,19 +10,6 @@ only as entries of the component registry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from . import trustgraph
 
-
-@dataclass(frozen=True)
-class Hit:
-    """One rule that fired: its code, the focus node, the predicate and value at fault (graph keys)."""
-
-    rule: str
-    focus: object
-    path: str | None
-    value: object
-
-
-from . import trustgraph  # noqa: E402  (registers the project's components; it needs nothing above)
-
-__all__ = ["Hit", "trustgraph"]
+__all__ = ["trustgraph"]

@@ -20,19 +20,17 @@ and sh:hasValue) inlined.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 
 import pyoxigraph as ox
 import rdflib
 
-from ..graph import RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, is_blank, is_iri, key, key_from_rdflib, to_rdflib
+from ..graph import RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, key_from_rdflib
+from ..model import Hit
 from ..namespaces import SH
 from ..shapes import Path, Shape, ShapesError, ShapesModel
-from . import (
-    Hit,
-    core,  # noqa: F401  (registers SHACL Core's components)
-)
+from . import core  # noqa: F401  (registers SHACL Core's components)
 from .component import COMPONENTS, TARGET_NODES, TARGET_TYPES, Context
 from .core.shape_based import QUALIFIED_RESULT_COMPONENTS
 from .sparql import SparqlRunner, refuse_services
@@ -50,31 +48,6 @@ _VALUE_ONLY = {c for c, native in COMPONENTS.items() if native.value_only}
 _FOCUS = object()  # stands for "the focus node" in results shared by a kind of nodes
 _EMPTY: frozenset = frozenset()
 _NONE: tuple = ()
-
-
-@dataclass(frozen=True)
-class Result:
-    """One validation result, as SHACL reports it (keys of the trace graph for nodes)."""
-
-    shape: Shape
-    component: str
-    focus: object
-    value: object  # None when the result has no sh:value
-    path: object  # a predicate IRI, a shapes.Path, or None
-    constraint: object = None  # the sh:sparql node of a SPARQL-based constraint
-
-
-@dataclass
-class ValidationResult:
-    """A result in rdflib terms, as the W3C test suite states them."""
-
-    focus: object
-    path: object
-    value: object
-    source_shape: object
-    component: object
-    severity: object
-    constraint: object = None
 
 
 def _path_values(graph: TraceGraph, path: Path, node) -> list:
@@ -111,12 +84,12 @@ def _path_values(graph: TraceGraph, path: Path, node) -> list:
                 found.setdefault(v, None)
             return list(found)
         while frontier:
-            following = []
+            reached = []
             for v in frontier:
                 if v not in found or (kind == "oneOrMore" and v == node and v not in found):
                     found[v] = None
-                    following.extend(_path_values(graph, arg, v))
-            frontier = following
+                    reached.extend(_path_values(graph, arg, v))
+            frontier = reached
         return list(found)
     raise ShapesError(f"unsupported path kind {kind}")
 
@@ -159,8 +132,6 @@ class Engine:
                                            {p: v for p, v in target.value[1].items()}))
                 else:
                     self.elsewhere.append(shape)
-        for shape in model.shapes.values():
-            _link_qualified_siblings(shape, model)
         self._generated: dict = {}
 
     @classmethod
@@ -237,62 +208,18 @@ class Engine:
 
     def check(self, graph: TraceGraph, declared: set | None = None) -> Iterator[Hit]:
         """The rules' findings: results of shapes that carry a rule code."""
-        codes = self.codes
-        for result in self.validate(graph, declared):
-            code = codes.get(result.constraint if result.constraint is not None else result.shape)
-            if code is None:
-                continue
-            path = result.path
-            if path is None and result.shape.path is not None:
-                path = result.shape.path.iri
-            elif isinstance(path, Path):
-                path = path.iri
-            value = result.value if result.value is not None or result.shape.is_property else result.focus
-            yield Hit(code, result.focus, path, value)
+        for hit in self.validate(graph, declared):
+            if hit.rule is not None:
+                yield hit
 
-    def validate(self, graph: TraceGraph, declared: set | None = None) -> Iterator[Result]:
-        """Every validation result of every active shape with targets."""
+    def validate(self, graph: TraceGraph, declared: set | None = None) -> Iterator[Hit]:
+        """Every validation result of every active shape with targets, rule or not."""
         run = _Run(self, graph, declared or set())
         try:
             with collector_paused():
                 yield from run.all()
         finally:
             run.release()
-
-    def validate_rdflib(self, data: rdflib.Graph) -> list[ValidationResult]:
-        graph = TraceGraph()
-        for s, p, o in data:
-            graph.add(key_from_rdflib(s), key_from_rdflib(p), key_from_rdflib(o))
-        found = []
-        for r in self.validate(graph):
-            component = r.component
-            path = r.path.node if isinstance(r.path, Path) else (
-                rdflib.URIRef(r.path) if r.path is not None else (r.shape.path.node if r.shape.path else None))
-            value = r.value if r.value is not None or r.shape.is_property else r.focus
-            found.append(ValidationResult(
-                focus=to_rdflib(r.focus), path=path, value=to_rdflib(value) if value is not None else None,
-                source_shape=r.shape.node, component=rdflib.URIRef(component),
-                severity=rdflib.URIRef(r.shape.severity), constraint=r.constraint))
-        return found
-
-
-def _link_qualified_siblings(shape: Shape, model: ShapesModel) -> None:
-    # sh:qualifiedValueShapesDisjoint: the sibling shapes are the qualified value shapes of the
-    # other property shapes of the shapes that have this one as a property.
-    for constraint in shape.constraints:
-        if constraint.component != SH + "QualifiedValueShapeConstraintComponent":
-            continue
-        siblings = []
-        for parent in model.shapes.values():
-            properties = parent.properties
-            if shape in properties:
-                for other in properties:
-                    if other is shape:
-                        continue
-                    for c in other.constraints:
-                        if c.component == SH + "QualifiedValueShapeConstraintComponent":
-                            siblings.append(c.params[SH + "qualifiedValueShape"])
-        shape.qualified_siblings = tuple(siblings)
 
 
 class _Run:
@@ -308,6 +235,20 @@ class _Run:
         self._tests: dict = {}
         self._sparql: SparqlRunner | None = None
         self.subclass = SUBCLASS in graph._predicates()
+        self.codes = engine.codes
+
+    def hit(self, shape: Shape, component: str, focus, value, path, constraint=None) -> Hit:
+        """A validation result as a hit: the rule its shape (or SPARQL constraint) carries, the
+        predicate at fault (the result's path, else the shape's), and the value (a node shape's
+        result is about its focus node). ``path`` is a predicate IRI, a Path or None."""
+        code = self.codes.get(constraint if constraint is not None else shape)
+        if path is None:
+            predicate = shape.path.iri if shape.path is not None else None
+        else:
+            predicate = path.iri if isinstance(path, Path) else path
+        if value is None and not shape.is_property:
+            value = focus
+        return Hit(code, focus, predicate, value, shape, component, path, constraint)
 
     def release(self) -> None:
         """Forget the run. Its context and compiled tests refer back to it, and it holds the
@@ -357,8 +298,10 @@ class _Run:
         predicates = shape.path.predicates()
         if predicates is None:
             return None
+        values: Callable[[object], Iterable]
         if len(predicates) == 1:
-            values = lambda node, p=predicates[0]: graph.values(node, p)  # noqa: E731
+            only = predicates[0]
+            values = lambda node: graph.values(node, only)  # noqa: E731
         else:
             values = lambda node: list(dict.fromkeys([v for p in predicates for v in graph.values(node, p)]))  # noqa: E731
         tests = []
@@ -384,9 +327,10 @@ class _Run:
         all_pass = _all_of(tests)
         return lambda node: all_pass(values(node))
 
-    def evaluate(self, shape: Shape, focus) -> Iterator[Result]:
+    def evaluate(self, shape: Shape, focus) -> Iterator[Hit]:
         if shape.deactivated:
             return
+        values: Sequence
         if shape.path is None:
             values = [focus]
         elif _finds_own_values(shape):
@@ -399,7 +343,7 @@ class _Run:
             if not sparql.deactivated:
                 yield from self.sparql_constraint(shape, sparql, focus)
 
-    def constraint(self, shape: Shape, constraint, focus, values) -> Iterator[Result]:
+    def constraint(self, shape: Shape, constraint, focus, values) -> Iterator[Hit]:
         iri = constraint.component
         if iri == PROPERTY:
             nested = constraint.params[SH + "property"]
@@ -416,9 +360,9 @@ class _Run:
             found = native.check(self.context, shape, focus, values, constraint.params)
         for value, path in found:
             if path in QUALIFIED_RESULT_COMPONENTS:
-                yield Result(shape, path, focus, value, None)  # sh:qualifiedValueShape names one of two
+                yield self.hit(shape, path, focus, value, None)  # sh:qualifiedValueShape names one of two
             else:
-                yield Result(shape, iri, focus, value, path)
+                yield self.hit(shape, iri, focus, value, path)
 
     @property
     def sparql(self) -> SparqlRunner:
@@ -426,18 +370,20 @@ class _Run:
             self._sparql = SparqlRunner(self.graph, self.declared, self.engine.model.graph)
         return self._sparql
 
-    def sparql_constraint(self, shape: Shape, sparql, focus) -> Iterator[Result]:
+    def sparql_constraint(self, shape: Shape, sparql, focus) -> Iterator[Hit]:
         path = shape.path.sparql() if shape.path is not None else None
         bindings = {"this": focus, "currentShape": key_from_rdflib(shape.node)}
         for row in self.sparql.select(sparql.select, sparql.prefixes, bindings, focus, path):
             if row.get("failure") is not None:
                 continue
-            yield Result(shape, SPARQL_CONSTRAINT, row.get("this", focus), row.get("value"),
-                         row.get("path"), constraint=sparql.node)
+            yield self.hit(shape, SPARQL_CONSTRAINT, row.get("this", focus), row.get("value"),
+                           row.get("path"), constraint=sparql.node)
 
-    def sparql_component(self, shape: Shape, constraint, focus, values) -> Iterator[Result]:
+    def sparql_component(self, shape: Shape, constraint, focus, values) -> Iterator[Hit]:
         declared = self.engine.model.components[constraint.component]
         validator = declared.validator_for(shape)
+        if validator is None:  # refused when the engine was built (_check_components)
+            raise ShapesError(f"{self.engine.model.name(shape.node)}: no SPARQL validator for {constraint.component}")
         bindings = {p.rsplit("#", 1)[-1].rsplit("/", 1)[-1]: key_from_rdflib(v)
                     for p, v in constraint.params.items()}
         bindings["this"], bindings["currentShape"] = focus, key_from_rdflib(shape.node)
@@ -445,23 +391,25 @@ class _Run:
         if validator.kind == "ask":
             for value in values:
                 if not self.sparql.ask(validator.query, validator.prefixes, {**bindings, "value": value}, focus, path):
-                    yield Result(shape, constraint.component, focus, value, None)
+                    yield self.hit(shape, constraint.component, focus, value, None)
             return
         for row in self.sparql.select(validator.query, validator.prefixes, bindings, focus, path):
-            yield Result(shape, constraint.component, row.get("this", focus), row.get("value"), row.get("path"))
+            yield self.hit(shape, constraint.component, row.get("this", focus), row.get("value"), row.get("path"))
 
     def test(self, constraint) -> Callable:
         """The per-value test of a constraint, built once per run (it may ask the run whether a
         node conforms to a shape)."""
         test = self._tests.get(id(constraint))
         if test is None:
-            test = self._tests[id(constraint)] = COMPONENTS[constraint.component].value_test(
-                self.context, constraint.params)
+            make_test = COMPONENTS[constraint.component].value_test
+            if make_test is None:
+                raise TypeError(f"{constraint.component} judges no value node alone")
+            test = self._tests[id(constraint)] = make_test(self.context, constraint.params)
         return test
 
     # ------------------------------------------------------------------- targets
 
-    def all(self) -> Iterator[Result]:
+    def all(self) -> Iterator[Hit]:
         graph, engine, out = self.graph, self.engine, self.graph.out
         done: set = set()
         elsewhere = set(engine.elsewhere)
@@ -471,7 +419,7 @@ class _Run:
             static, dynamic, shapes = self.plan(kinds, predicates)
             for node in nodes:
                 for shape, component, value, path in static:
-                    yield Result(shape, component, node, node if value is _FOCUS else value, path)
+                    yield self.hit(shape, component, node, node if value is _FOCUS else value, path)
                 if dynamic:
                     props = out[node]
                     for run in dynamic:
@@ -490,12 +438,15 @@ class _Run:
     def _candidates(self, shape: Shape) -> set | None:
         """The only focus nodes a shape can report, when each of its constraints names them
         (native components with candidates); None when any node could fail."""
-        screens = [native.candidates for c in shape.constraints
-                   if (native := COMPONENTS.get(c.component)) is not None]
-        if not shape.constraints or shape.sparql or len(screens) != len(shape.constraints) \
-                or any(s is None for s in screens):
+        if not shape.constraints or shape.sparql:
             return None
-        return set().union(*(s(self.graph, c.params) for s, c in zip(screens, shape.constraints)))
+        screens = []
+        for constraint in shape.constraints:
+            native = COMPONENTS.get(constraint.component)
+            if native is None or native.candidates is None:
+                return None
+            screens.append(native.candidates)
+        return set().union(*(screen(self.graph, c.params) for screen, c in zip(screens, shape.constraints)))
 
     def focus_nodes(self, shape: Shape) -> list:
         graph = self.graph
@@ -598,7 +549,7 @@ class _Run:
                 values = sorted(kinds) if simple == (RDF_TYPE,) else []
                 for constraint in constraints:
                     for result in self.constraint(shape, constraint, _FOCUS, values):
-                        static.append((shape, result.component, result.value, result.path))
+                        static.append((shape, result.component, result.value, result.result_path))
             elif simple is not None and not shape.sparql:
                 generated.append((shape, constraints, tuple(p for p in simple if p in present)))
             else:
@@ -625,7 +576,7 @@ class _Run:
         sparql = [s for s in shape.sparql if not s.deactivated]
 
         def run(node, props):
-            found = [Result(shape, component, node, node, None) for component, test in tests if not test(graph, node)]
+            found = [self.hit(shape, component, node, node, None) for component, test in tests if not test(graph, node)]
             values = [node]
             for constraint, candidates in screened:
                 if candidates is None or node in candidates:
@@ -634,10 +585,11 @@ class _Run:
                 found.extend(self.sparql_constraint(shape, constraint, node))
             return found
 
-        if tests or sparql or any(candidates is None for _, candidates in screened):
+        screens = [candidates for _, candidates in screened if candidates is not None]
+        if tests or sparql or len(screens) != len(screened):
             return run
         # Every constraint screens its focus nodes: most nodes need no work at all.
-        union = set().union(*(candidates for _, candidates in screened))
+        union = set().union(*screens)
         if not union:
             return None
         return lambda node, props: run(node, props) if node in union else ()
@@ -711,13 +663,12 @@ def _types_test(shape: Shape) -> Callable | None:
                 return None
             combine = {"Or": lambda ts, k: any(f(k) for f in ts), "And": lambda ts, k: all(f(k) for f in ts),
                        "Xone": lambda ts, k: sum(1 for f in ts if f(k)) == 1}[iri[len(SH):-len("ConstraintComponent")]]
-            tests.append(lambda kinds, ts=tuple(members), c=combine: c(ts, kinds))
+            tests.append(partial(combine, tuple(members)))
         elif iri in (SH + "NotConstraintComponent", SH + "NodeConstraintComponent"):
             nested = _types_test(params[SH + ("not" if iri.endswith("NotConstraintComponent") else "node")])
             if nested is None:
                 return None
-            negate = iri == SH + "NotConstraintComponent"
-            tests.append(lambda kinds, f=nested, n=negate: f(kinds) != n)
+            tests.append(_negated(nested) if iri == SH + "NotConstraintComponent" else nested)
         else:
             return None
     return _all_of(tests)
@@ -728,14 +679,18 @@ def _all_of(tests: list) -> Callable:
     generator per call."""
     if len(tests) == 1:
         return tests[0]
-    tests = tuple(tests)
+    each = tuple(tests)
 
     def all_pass(x) -> bool:
-        for test in tests:
+        for test in each:
             if not test(x):
                 return False
         return True
     return all_pass
+
+
+def _negated(test: Callable) -> Callable:
+    return lambda x: not test(x)
 
 
 def _every_value(test: Callable, graph: TraceGraph) -> Callable:
@@ -829,7 +784,7 @@ def _values_function(constraint) -> Callable | None:
 
 def _generate_code(rules: list, subclass: bool) -> Callable:
     """One Python function running the value-reading checks of every predicate-path shape of a kind."""
-    namespace: dict = {"Literal": ox.Literal, "Result": Result}
+    namespace: dict = {"Literal": ox.Literal}
     compiler = Compiler(subclass, namespace)
     lines = ["def run(runner, node, props):", "    index = runner.graph", "    types_of = index.types_of",
              "    context = runner.context"]
@@ -850,8 +805,8 @@ def _generate_code(rules: list, subclass: bool) -> Callable:
             c = bind(iri)
             native = COMPONENTS.get(iri)
             expression = compiler.expression(constraint)
-            if expression is not None and native.value_test is None:  # a test of the set of values
-                lines.append(f"    if not ({expression}): yield Result({s}, {c}, node, None, None)")
+            if expression is not None and native is not None and native.value_test is None:  # of the set of values
+                lines.append(f"    if not ({expression}): yield runner.hit({s}, {c}, node, None, None)")
                 continue
             if expression is None and native is not None and native.value_test is not None:
                 # Built once per run (the test may ask the run whether a node conforms to a shape).
@@ -859,7 +814,7 @@ def _generate_code(rules: list, subclass: bool) -> Callable:
                 expression = "test(index, v)"
             if expression is not None:
                 lines.append("    for v in values:")
-                lines.append(f"        if not ({expression}): yield Result({s}, {c}, node, v, None)")
+                lines.append(f"        if not ({expression}): yield runner.hit({s}, {c}, node, v, None)")
             else:
                 lines.append(f"    yield from runner.constraint({s}, {bind(constraint)}, node, list(values))")
     exec(compile("\n".join(lines), "<tgtrace compiled shapes>", "exec"), namespace)
@@ -872,4 +827,4 @@ def lint(graph: TraceGraph, engine: Engine) -> list[Hit]:
     return list(engine.check(graph, declared))
 
 
-__all__ = ["Engine", "IMPLEMENTED_COMPONENTS", "Result", "ValidationResult", "lint", "is_blank", "is_iri", "key"]
+__all__ = ["IMPLEMENTED_COMPONENTS", "Engine", "lint"]

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections import deque
 from contextlib import contextmanager
 
-from rdflib.paths import AlternativePath, InvPath, MulPath
 from rdflib.namespace import RDF
+from rdflib.paths import AlternativePath, InvPath, MulPath
 from rdflib.term import URIRef, Variable
 
 from ..graph import strong_components

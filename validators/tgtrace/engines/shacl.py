@@ -22,9 +22,9 @@ import rdflib
 from rdflib.namespace import RDF
 
 from ..graph import TraceGraph, key_from_rdflib, term, to_rdflib
+from ..model import Hit
 from ..namespaces import SH
 from ..shapes import ShapesModel
-from . import Hit
 from .paths import indexed_transitive_paths, nearest_of_type
 from .sparql import refuse_services
 
@@ -396,10 +396,16 @@ def check(graph: TraceGraph, shapes: ShapesModel, codes: frozenset[str] | None =
         if code is None:
             continue  # a shape without a rule code; tg-trace check reports such shapes
         path = results.value(result, sh.resultPath)
+        predicate = str(path) if isinstance(path, rdflib.URIRef) else None
         hits.append(Hit(
             code,
             converter.key(results.value(result, sh.focusNode)),
-            str(path) if isinstance(path, rdflib.URIRef) else None,
+            predicate,
             converter.key(results.value(result, sh.value)),
+            shape=shapes.shapes.get(shape),
+            component=str(results.value(result, sh.sourceConstraintComponent)),
+            # A path other than a predicate is a node of pySHACL's report, not of the shapes.
+            result_path=predicate,
+            constraint=constraint,
         ))
     return hits

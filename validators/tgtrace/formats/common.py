@@ -54,6 +54,13 @@ def shown_path(file: str | None, root: str | Path | None = None) -> str:
     return "./" + shown if shown.startswith(":") else shown
 
 
+def shown_location(file: str | None, line: int | None, root: str | Path | None = None) -> str:
+    """FILE:LINE as a report names a place, or FILE alone for a finding about no one line (a
+    notice about the whole input): the exit contract's FILE[:LINE]."""
+    shown = shown_path(file, root)
+    return f"{shown}:{line}" if line else shown
+
+
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
 

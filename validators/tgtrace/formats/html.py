@@ -20,7 +20,7 @@ from ..rules import all_rules
 from ..settings import Output
 from ..traceviews import TraceView, views_of_report
 from . import diagram
-from .common import plural, shown_path
+from .common import plural, shown_location, shown_path
 from .text import detail_lines
 
 _CSS = """
@@ -178,7 +178,7 @@ def render(report: Report, output: Output | None = None) -> str:
                      f'data-severity="{finding.severity}" data-trace="{trace}" data-node="{node or ""}">'
                      f'<td class="{finding.severity}" data-v="{int(finding.severity)}">{finding.severity}</td>'
                      f'<td><a href="#rule-{_e(finding.rule)}">{_e(finding.rule)}</a></td><td>{_e(finding.family)}</td>'
-                     f"<td>{message}</td><td>{_e(shown_path(finding.file, root))}:{finding.line or 0}</td>"
+                     f"<td>{message}</td><td>{_e(shown_location(finding.file, finding.line, root))}</td>"
                      f"<td>{link}</td></tr>")
     parts.append("</tbody></table></div></section>")
     # Each trace's diagram.

@@ -12,7 +12,7 @@ from ..escaping import printable
 from ..loaders.excerpt import excerpts
 from ..model import Report, Severity
 from ..settings import Output
-from .common import plural, shown_path
+from .common import plural, shown_location, shown_path
 
 # An excerpt line longer than this is cut around the term at fault.
 EXCERPT_WIDTH = 100
@@ -28,7 +28,7 @@ def escape(text: str) -> str:
 
 
 def finding_line(finding, color: bool = False, root=None, advice=None) -> str:
-    where = f"{shown_path(finding.file, root)}:{finding.line or 0}"
+    where = shown_location(finding.file, finding.line, root)
     severity = str(finding.severity)
     message = printable(advice.message if advice is not None else finding.message)
     focus = printable(finding.focus)

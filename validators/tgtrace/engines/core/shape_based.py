@@ -21,7 +21,7 @@ def _node(ctx, params):
            "qualifiedMaxCount", "qualifiedValueShapesDisjoint", value_only=True)
 def _qualified(ctx, shape, focus, values, params):
     nested = param(params, "qualifiedValueShape")
-    siblings = getattr(shape, "qualified_siblings", ()) if true(param(params, "qualifiedValueShapesDisjoint")) else ()
+    siblings = shape.qualified_siblings if true(param(params, "qualifiedValueShapesDisjoint")) else ()
     count = sum(1 for v in values
                 if ctx.conforms(nested, v) and not any(ctx.conforms(s, v) for s in siblings))
     low, high = param(params, "qualifiedMinCount"), param(params, "qualifiedMaxCount")
