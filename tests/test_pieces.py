@@ -9,6 +9,7 @@ import pyoxigraph as ox
 import pytest
 from capture_support import corpus, cut
 from tgtrace import cluster
+from tgtrace.graph import TraceGraph
 from tgtrace.loaders import ranges
 from tgtrace.pieces import join, keys, meet, split
 from tgtrace.settings import Settings
@@ -19,18 +20,23 @@ except ImportError:  # the cluster extra is not installed: the joins are still t
     distributed = None
 
 
+def pieces_of(text: str) -> list:
+    """The pieces of a range given as N-Triples text, read into a graph as a range task reads it."""
+    graph = TraceGraph()
+    graph.add_quads(ox.parse(text, format=ox.RdfFormat.N_TRIPLES))
+    return split(graph)
+
+
 def groups_of(ranges: list[str], partitions: int) -> list[list[str]]:
     """The subjects of each joined group, the ranges given as N-Triples text."""
-    pieces = [split(list(ox.parse(text, format=ox.RdfFormat.N_TRIPLES))) for text in ranges]
+    pieces = [pieces_of(text) for text in ranges]
     dealt = [keys(p, partitions) for p in pieces]
     edges = [meet([d[partition] for d in dealt]) for partition in range(partitions)]
     grouped: dict = {}
     for piece, group in zip([(r, p) for r, range_pieces in enumerate(pieces) for p in range_pieces],
                             join([len(p) for p in pieces], edges)):
         grouped.setdefault(group, []).append(piece)
-    quads = [list(ox.parse(text, format=ox.RdfFormat.N_TRIPLES)) for text in ranges]
-    return sorted(sorted({quads[r][i].subject.value for r, p in members for i in p.members})
-                  for members in grouped.values())
+    return sorted(sorted({node for _, p in members for node in p.nodes}) for members in grouped.values())
 
 
 @pytest.mark.parametrize("partitions", [1, 3])
@@ -84,7 +90,7 @@ def broadcast_of(texts: list[str], partitions: int = 2) -> set[str]:
     descriptions link past the broadcast dropped until none does, as the cluster decides."""
     from tgtrace.pieces import eligible, escapes, node_hash
 
-    pieces = [split(list(ox.parse(text, format=ox.RdfFormat.N_TRIPLES))) for text in texts]
+    pieces = [pieces_of(text) for text in texts]
     dealt = [keys(p, partitions) for p in pieces]
     chosen = set().union(*(eligible([d[partition] for d in dealt]) for partition in range(partitions)))
     while chosen:

@@ -56,7 +56,20 @@ from .engines.fast import Engine
 from .graph import StatementPlaces, TraceGraph
 from .loaders import InputError, ranges
 from .model import Report
-from .pieces import STRUCTURAL, Piece, eligible, escapes, graph_of, join, keys, meet, split
+from .pieces import (
+    STRUCTURAL,
+    Piece,
+    eligible,
+    escapes,
+    graph_of,
+    join,
+    keys,
+    meet,
+    members,
+    node_hash,
+    run_starts,
+    split,
+)
 from .settings import Settings, SettingsError
 from .traceviews import TraceRow, capture_order, capture_views
 
@@ -77,18 +90,32 @@ MAX_CHUNK = 64 << 20
 MIN_CHUNK = 1 << 20
 
 
-if sizeof is not None:
-    # What a parsed range holds, as resident memory measured it (about 600 bytes a quad, 60 a
-    # quad for its pieces). Dask's scheduler weighs moving a task's inputs against running it
-    # where they lie; left to its default it sees a few dozen bytes, and moves whole ranges
-    # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
-    @sizeof.register(ranges.RangeQuads)
-    def _range_size(got: ranges.RangeQuads) -> int:
-        return 600 * len(got.quads)
+class Parsed:
+    """What a parse task leaves on its worker: the range's quads and lines, the range read into
+    one trace graph (as one process reads its input), where the runs of each subject's statements
+    start in it, and its pieces, found from the graph's own index. The tasks that need the range
+    run where it lies; it is dropped once its interior is linted and its seams are selected."""
 
-    @sizeof.register(Piece)
-    def _piece_size(piece: Piece) -> int:
-        return 60 * piece.size
+    __slots__ = ("got", "graph", "starts", "pieces")
+
+    def __init__(self, got: ranges.RangeQuads, graph: TraceGraph | None, starts: array, pieces: list[Piece]) -> None:
+        self.got, self.graph, self.starts, self.pieces = got, graph, starts, pieces
+
+    def quads_of(self, piece: Piece) -> tuple[list, list]:
+        """(the quads of a piece, in input order, the line of each within the range)."""
+        got = self.got
+        at = members(self.graph, self.starts, piece)  # type: ignore[arg-type]  # a range with pieces has a graph
+        return [got.quads[i] for i in at], [got.lines[i] for i in at]
+
+
+if sizeof is not None:
+    # What a parsed range holds, as resident memory measured it (about 600 bytes a quad, its
+    # graph and pieces included). Dask's scheduler weighs moving a task's inputs against running
+    # it where they lie; left to its default it sees a few dozen bytes, and moves whole ranges
+    # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
+    @sizeof.register(Parsed)
+    def _range_size(parsed: Parsed) -> int:
+        return 600 * len(parsed.got.quads)
 
 
 def available() -> bool:
@@ -166,49 +193,53 @@ def connect(address: str, trust_network: bool = False):
 # ---------------------------------------------------------------- tasks run on workers
 
 
-def _parse(r: ranges.Range, name: str):
-    # A range's quads and pieces are millions of objects and no cycles: the collector's passes
+def _parse(r: ranges.Range, name: str) -> Parsed:
+    """A range read in one pass into one trace graph, and its pieces found from that graph."""
+    # A range's quads and graph are millions of objects and no cycles: the collector's passes
     # would walk them again and again (a quarter of the parse).
     with tg.collector_paused():
         got = ranges.read(r, name)
-        return got, (split(got.quads) if got.error is None else [])
+        if got.error is not None:
+            return Parsed(got, None, array("Q"), [])
+        graph = TraceGraph(name)
+        graph.add_quads(got.quads)
+        starts = run_starts(graph)
+        return Parsed(got, graph, starts, split(graph))
 
 
-def _summary(parsed):
+def _summary(parsed: Parsed):
     """What the client needs of a range: its lines, first error, the size of each piece, and
     whether it states class axioms (rdfs:subClassOf, which every trace's classes are read through)."""
-    got, pieces = parsed
+    got, pieces = parsed.got, parsed.pieces
     return (got.line_count, got.error, got.whole, len(got.quads), array("I", (p.size for p in pieces)),
             any(p.axioms for p in pieces))
 
 
-def _keys(parsed, partitions: int) -> list:
-    return keys(parsed[1], partitions)
+def _keys(parsed: Parsed, partitions: int) -> list:
+    return keys(parsed.pieces, partitions)
 
 
 def _share(keyed: list, partition: int):
     return keyed[partition]
 
 
-def _escapes(parsed, broadcast: frozenset) -> tuple:
-    return escapes(parsed[1], broadcast)
+def _escapes(parsed: Parsed, broadcast: frozenset) -> tuple:
+    return escapes(parsed.pieces, broadcast)
 
 
-def _describe(parsed, chosen: list[int]) -> tuple:
+def _describe(parsed: Parsed, chosen: list[int]) -> tuple:
     """The statements of this range's broadcast descriptions (pieces ``chosen``), each triple
     once, at its first line here: (N-Quads text, lines within the range)."""
-    got, pieces = parsed
     seen: set = set()
     quads, lines = [], []
     with tg.collector_paused():
         for number in chosen:
-            for i in pieces[number].members:
-                quad = got.quads[i]
+            for quad, line in zip(*parsed.quads_of(parsed.pieces[number])):
                 triple = (quad.subject, quad.predicate, quad.object)
                 if triple not in seen:
                     seen.add(triple)
                     quads.append(quad)
-                    lines.append(got.lines[i])
+                    lines.append(line)
         return ox.serialize(quads, format=ox.RdfFormat.N_QUADS), lines
 
 
@@ -239,18 +270,16 @@ def _borrowed(description) -> tuple[list, list, frozenset]:
     return quads, places, frozenset(tg.key(q.subject) for q in quads)
 
 
-def _select(parsed, seams: dict) -> dict:
+def _select(parsed: Parsed, seams: dict) -> dict:
     """This range's seam pieces per bucket: (N-Quads text, lines within the range, group) of
     each; ``seams`` maps a piece's number in the range to its (bucket, group). Text, one line per
     quad in order: it is about half the bytes of pickled pyoxigraph quads, and both ends
     (de)serialise it in Rust rather than object by object."""
-    got, pieces = parsed
     chosen: dict = defaultdict(list)
     with tg.collector_paused():
         for number, (bucket, group) in seams.items():
-            piece = pieces[number]
-            text = ox.serialize([got.quads[i] for i in piece.members], format=ox.RdfFormat.N_QUADS)
-            chosen[bucket].append((text, [got.lines[i] for i in piece.members], group))
+            quads, lines = parsed.quads_of(parsed.pieces[number])
+            chosen[bucket].append((ox.serialize(quads, format=ox.RdfFormat.N_QUADS), lines, group))
     return dict(chosen)
 
 
@@ -258,10 +287,10 @@ def _pick(selected: dict, bucket: int) -> list:
     return selected.get(bucket, [])
 
 
-def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterator[TraceGraph]:
+def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterator[tuple]:
     """Whole traces rebuilt from a bucket's pieces, with the part and line of each triple, in
     graphs of at most BATCH_TRIPLES triples (whole groups, never a group cut), each with the
-    broadcast descriptions beside them."""
+    broadcast descriptions beside them: (graph, nodes lent to it, its own statements)."""
     groups: dict = defaultdict(lambda: ([], []))
     for share, (part, offset) in zip(shares, origins):
         for text, lines, group in share:
@@ -269,92 +298,125 @@ def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterat
             # Written by the serialiser from valid terms: nothing to validate again.
             held[0].extend(ox.parse(text, format=ox.RdfFormat.N_QUADS, lenient=True))
             held[1].extend((part, None if line is None else line + offset) for line in lines)
-    described, places_of, _ = borrowed
+    described, places_of, lent = borrowed
     batch_quads: list = []
     batch_places: list = []
     for group in sorted(groups):
         quads, places = groups[group]
         if batch_quads and len(batch_quads) + len(quads) > BATCH_TRIPLES:
-            yield graph_of(names[0], names, batch_quads + described, batch_places + places_of)
+            yield graph_of(names[0], names, batch_quads + described, batch_places + places_of), lent, len(batch_quads)
             batch_quads, batch_places = [], []
         batch_quads.extend(quads)
         batch_places.extend(places)
     if batch_quads:
-        yield graph_of(names[0], names, batch_quads + described, batch_places + places_of)
+        yield graph_of(names[0], names, batch_quads + described, batch_places + places_of), lent, len(batch_quads)
 
 
-def _interior_graphs(parsed, interior: array, origin: tuple, names: list, borrowed: tuple) -> Iterator[TraceGraph]:
-    """The whole traces of a range (its groups whose pieces all lie in it; ``interior`` is the
-    group of each piece, -1 for a piece that is not), read where the range was parsed: graphs
-    of at most BATCH_TRIPLES triples, whole groups, in input order, each with the broadcast
-    descriptions beside them (after them: a graph's order of subjects changes no finding)."""
-    got, pieces = parsed
+class _RangePlaces:
+    """(part, line in the part) of each statement of a range's graph: the range's own
+    statements (lines within the range, ``offset`` lines after the part's start), then those of
+    the descriptions lent to it."""
+
+    __slots__ = ("part", "offset", "lines", "lent")
+
+    def __init__(self, part: int, offset: int, lines, lent: list) -> None:
+        self.part, self.offset, self.lines, self.lent = part, offset, lines, lent
+
+    def __getitem__(self, n: int) -> tuple:
+        lines = self.lines
+        if n < len(lines):
+            line = lines[n]
+            return self.part, None if line is None else line + self.offset
+        return self.lent[n - len(lines)]
+
+
+def _interior(parsed: Parsed, interior: array, origin: tuple, names: list, borrowed: tuple) -> tuple:
+    """The range's graph made ready to lint its whole traces (its groups whose pieces all lie in
+    it; ``interior`` is the group of each piece, -1 for a piece that is not) where it was read:
+    (graph, the nodes it holds only to be read, its interior's statements). The graph already
+    holds the interior as one process reads it; it is given the place of each statement and the
+    broadcast descriptions (after its own statements: a graph's order of subjects changes no
+    finding). What else it holds (the seams' pieces here, the descriptions) is set aside: never
+    reported or counted, as it is not linked to the interior but through what was lent."""
+    got, graph = parsed.got, parsed.graph
+    assert graph is not None  # a range with pieces has a graph
     part, offset = origin
-    described, places_of, _ = borrowed
-    groups: dict = {}
-    for piece, group in zip(pieces, interior):
+    described, places_of, lent = borrowed
+    aside = set(lent)
+    triples = 0
+    elsewhere = []
+    for piece, group in zip(parsed.pieces, interior):
         if group >= 0:
-            groups.setdefault(group, []).extend(piece.members)
-    batches: list[list[int]] = []
-    held = BATCH_TRIPLES
-    for members in groups.values():
-        if held + len(members) > BATCH_TRIPLES:
-            batches.append([])
-            held = 0
-        batches[-1].extend(members)
-        held += len(members)
-    for members in batches:
-        members.sort()  # input order, as one process reads them
-        quads = [got.quads[i] for i in members] + described
-        places = [(part, None if (line := got.lines[i]) is None else line + offset) for i in members] + places_of
-        graph = TraceGraph(names[0], StatementPlaces(names, quads, places))
-        graph.add_quads(quads)
-        yield graph
+            triples += piece.size
+        else:
+            aside.update(piece.nodes)
+            elsewhere.append(piece)
+    # Nodes only the pieces set aside link to and no statement here describes: a rule may still
+    # name one (a dangling link), and it is theirs to report where they are linted whole.
+    out = graph.out
+    dangling = {o for piece in elsewhere for s in piece.nodes for p, objects in out[s].items()
+                if p is not tg.RDF_TYPE for o in objects if type(o) is str and o not in out}
+    if dangling:
+        linked = {h for piece, group in zip(parsed.pieces, interior) if group >= 0 for h in piece.links}
+        aside.update(o for o in dangling if node_hash(o) not in linked)
+    graph.locator = StatementPlaces(names, got.quads + described if described else got.quads,
+                                    _RangePlaces(part, offset, got.lines, places_of))
+    if described:
+        graph.add_quads(described)
+    return graph, frozenset(aside), triples
 
 
-def _results(graphs: Iterator[TraceGraph], settings: Settings, borrowed: tuple) -> list:
-    """The results of whole traces, linted as one process lints them; the broadcast descriptions
-    beside them are read, never reported or counted (the description task does)."""
-    described, _, aside = borrowed
+def _results(graphs: Iterator[tuple], settings: Settings) -> list:
+    """The results of whole traces, linted as one process lints them; the nodes set aside in
+    each graph (the broadcast descriptions beside them, a range's seams) are read, never
+    reported or counted (their own tasks do)."""
     results = []
     with tg.collector_paused():
-        for graph in graphs:
+        for graph, aside, triples in graphs:
             result = check_graph(graph, settings, aside)
-            result.triples -= len(described)
+            result.triples = triples
+            if aside:
+                result.traces = {root: part for root, part in result.traces.items() if root not in aside}
+                result.trace_models = {root: model for root, model in result.trace_models.items()
+                                       if root not in aside}
             results.append(result)
     return results
 
 
-def _rows(graphs: Iterator[TraceGraph], settings: Settings, borrowed: tuple) -> list[dict]:
+def _rows(graphs: Iterator[tuple], settings: Settings) -> list[dict]:
     """The `tg-trace list` rows of whole traces: only the rows travel back."""
     rows: list = []
     with tg.collector_paused():
-        for graph in graphs:
-            findings = check_graph(graph, settings, borrowed[2]).findings
-            rows.extend(view.summary() for view in capture_views(graph, findings))
+        for graph, aside, _ in graphs:
+            findings = check_graph(graph, settings, aside).findings
+            # A root's name is its key: its trace is listed here unless it is set aside.
+            only = (lambda root, aside=aside: root not in aside) if aside else None
+            rows.extend(view.summary() for view in capture_views(graph, findings, only))
     return rows
 
 
 def _do_bucket(shares: list, origins: list, names: list, settings: Settings, what, description) -> list:
     """What ``what`` (_results or _rows) gives for a bucket's whole traces, made of seam pieces."""
-    borrowed = _borrowed(description)
-    return what(_graphs(shares, origins, names, borrowed), settings, borrowed)
+    return what(_graphs(shares, origins, names, _borrowed(description)), settings)
 
 
-def _do_range(parsed, interior: array, origin: tuple, names: list, settings: Settings, what, description) -> list:
-    """What ``what`` gives for a range's interior traces, where the range lies: nothing of them travels."""
-    borrowed = _borrowed(description)
-    return what(_interior_graphs(parsed, interior, origin, names, borrowed), settings, borrowed)
+def _do_range(parsed: Parsed, selected, interior: array, origin: tuple, names: list, settings: Settings, what,
+              description) -> list:
+    """What ``what`` gives for a range's interior traces, linted on the graph the range was read
+    into: nothing of them travels. ``selected`` (this range's seams, or None) is only waited
+    for: the graph is changed here, so every other task that reads the range has run."""
+    del selected
+    with tg.collector_paused():
+        ready = _interior(parsed, interior, origin, names, _borrowed(description))
+    parsed.graph = None  # linted once, here: dropped as soon as it is
+    return what(iter([ready]), settings)
 
 
 def _do_description(description, statements: int, names: list, settings: Settings, what) -> list:
     """What ``what`` gives for the broadcast descriptions themselves, linted once: their own
     findings and counts, with every statement of them the capture holds (``statements``)."""
     quads, places, _ = _borrowed(description)
-    results = what(iter([graph_of(names[0], names, quads, places)]), settings, ([], [], frozenset()))
-    if what is _results:
-        results[0].triples = statements
-    return results
+    return what(iter([(graph_of(names[0], names, quads, places), frozenset(), statements)]), settings)
 
 
 def peak_memory() -> int:
@@ -519,12 +581,14 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
                  if home[g] == -2 and not aside[index + n]}
         index += count
         interior_triples += sum(size for size, g in zip(summary[4], interior) if g >= 0)
-        if any(g >= 0 for g in interior):
-            work.append(client.submit(_do_range, future, interior, origin, names, settings, task, description))
+        selected = None
         if seams:
             selected = client.submit(_select, future, seams)
             for bucket in sorted(set(bucket for bucket, _ in seams.values())):
                 picks[bucket].append((client.submit(_pick, selected, bucket), origin))
+        if any(g >= 0 for g in interior):
+            work.append(client.submit(_do_range, future, selected, interior, origin, names, settings, task,
+                                      description))
     del parsed
     work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task,
                               description)

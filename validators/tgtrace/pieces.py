@@ -41,12 +41,11 @@ not be, or keep a description from being broadcast, which changes no finding.
 from __future__ import annotations
 
 import hashlib
-import sys
 from array import array
+from bisect import bisect_right
+from itertools import chain
 
-import pyoxigraph as ox
-
-from .graph import DERIVED, GENERATED, OWNING, RDF_TYPE, SUBCLASS, TG, StatementPlaces, TraceGraph, key
+from .graph import DERIVED, GENERATED, OWNING, RDF_TYPE, SUBCLASS, TG, StatementPlaces, TraceGraph
 
 # What hangs a trace together: a node linked by these is a step of a trace, never a description.
 STRUCTURAL = frozenset({DERIVED, GENERATED, *OWNING})
@@ -59,106 +58,112 @@ def node_hash(node) -> int:
 
 
 class Piece:
-    """A connected piece of a range: its quads' positions in the range, and its summary.
+    """A connected piece of a range: the subjects it holds (graph keys), how many statements they
+    have in the range, and its summary.
     ``strong`` are the links by which a trace hangs together (derivation, generation,
     ownership); ``described`` says the piece is one subject that is no step of a trace (none of
     its statements hangs it in one or types it with a TrustGraph class): a description, such as
     an agent, a knowledge-graph entity or a vocabulary label, that many traces may name."""
 
-    __slots__ = ("members", "subjects", "links", "strong", "size", "described", "axioms")
+    __slots__ = ("nodes", "subjects", "links", "strong", "size", "described", "axioms")
 
-    def __init__(self, members: list[int], subjects: array, links: array, strong: array = _NO_HASHES,
-                 described: bool = False, axioms: bool = False) -> None:
-        self.members, self.subjects, self.links, self.size = members, subjects, links, len(members)
+    def __init__(self, nodes: list, subjects: array, links: array, strong: array = _NO_HASHES,
+                 described: bool = False, axioms: bool = False, size: int = 0) -> None:
+        self.nodes, self.subjects, self.links, self.size = nodes, subjects, links, size
         self.strong, self.described, self.axioms = strong, described, axioms
 
 
-# Roles of a predicate while splitting: what it says of its subject and of what it links to.
-_PLAIN, _TYPE_ROLE, _STRUCTURAL, _AXIOM = 0, 1, 2, 3
-
-
-def _role(predicate: str) -> int:
-    if predicate == RDF_TYPE:
-        return _TYPE_ROLE
-    if predicate in STRUCTURAL:
-        return _STRUCTURAL
-    return _AXIOM if predicate == SUBCLASS else _PLAIN
-
-
-def split(quads: list) -> list[Piece]:
-    """The connected pieces of a range's quads. A link to a description (a subject that is no
-    step of a trace) joins nothing here: it is kept as a link, so that the meeting of the ranges
-    may treat a description every range repeats as a broadcast (see ``eligible``)."""
+def split(graph: TraceGraph) -> list[Piece]:
+    """The connected pieces of a range read into ``graph``, found from the graph's own index:
+    subjects joined along their links to steps of a trace. A link to a description (a subject
+    that is no step of a trace) joins nothing here: it is kept as a link, so that the meeting of
+    the ranges may treat a description every range repeats as a broadcast (see ``eligible``)."""
+    out, types = graph.out, graph.types
+    stepping: set = set()  # subjects that some statement of theirs hangs in a trace
+    axioms: set = set()  # subjects of rdfs:subClassOf statements
+    for s, props in out.items():
+        if not STRUCTURAL.isdisjoint(props):
+            stepping.add(s)
+        else:
+            kinds = types.get(s)
+            if kinds and any(kind.startswith(TG) for kind in kinds):
+                stepping.add(s)
+        if SUBCLASS in props:
+            axioms.add(s)
     parent: dict = {}
 
     def find(x):
-        while parent[x] is not x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
+        root = x
+        while (up := parent.get(root, root)) is not root:
+            root = up
+        while x is not root:  # path compression, so long chains stay cheap
+            up = parent[x]
+            parent[x] = root
+            x = up
+        return root
 
-    subjects = []
-    roles = []
-    stepping: set = set()  # subjects that some statement of theirs hangs in a trace
-    axioms: set = set()  # subjects of rdfs:subClassOf statements
-    known: dict = {}
-    last = k = None
-    for q in quads:
-        s = q.subject
-        if s != last:  # emitters write an entity's triples together: one key per run
-            last, k = s, key(s)
-        subjects.append(k)
-        p = q.predicate.value
-        role = known.get(p)
-        if role is None:
-            role = known[p] = _role(p)
-        roles.append(role)
-        if role:
-            if role == _STRUCTURAL:
-                stepping.add(k)
-            elif role == _TYPE_ROLE:
-                o = q.object
-                if type(o) is ox.NamedNode and o.value.startswith(TG):
-                    stepping.add(k)
-            else:
-                axioms.add(k)
-    parent.update((s, s) for s in dict.fromkeys(subjects))
     outside: dict = {}  # subject -> nodes it links to that are no step of a trace here
     strong: dict = {}  # subject -> nodes it links to by a structural predicate, outside its piece
-    for s, role, q in zip(subjects, roles, quads):
-        if role == _TYPE_ROLE:
-            continue
-        o = q.object
-        kind = type(o)
-        if kind is ox.NamedNode:
-            o = sys.intern(o.value)
-        elif kind is ox.BlankNode:
-            o = "_:" + o.value
-        else:
-            continue
-        if o in stepping:
-            a, b = find(s), find(o)
-            if a is not b:
-                parent[a] = b
-        else:
-            outside.setdefault(s, set()).add(o)
-            if role == _STRUCTURAL:
-                strong.setdefault(s, set()).add(o)
-    groups: dict = {}
-    for index, s in enumerate(subjects):
-        groups.setdefault(find(s), []).append(index)
+    for s, props in out.items():
+        for p, objects in props.items():
+            if p is RDF_TYPE:
+                continue
+            for o in objects:
+                if type(o) is not str:  # a literal or a triple term links nothing
+                    continue
+                if o in stepping:
+                    a, b = find(s), find(o)
+                    if a is not b:
+                        parent[a] = b
+                else:
+                    outside.setdefault(s, set()).add(o)
+                    if p in STRUCTURAL:
+                        strong.setdefault(s, set()).add(o)
     nodes: dict = {}
-    for s in parent:
-        nodes.setdefault(find(s), []).append(s)
+    for s in out:
+        nodes.setdefault(find(s) if s in parent else s, []).append(s)
+    sizes = statement_counts(graph, run_starts(graph))
     pieces = []
-    for root, members in groups.items():
-        own = nodes[root]
-        links = {o for s in own for o in outside.get(s, ())}
-        held = {o for s in own for o in strong.get(s, ())}
-        pieces.append(Piece(members, array("Q", map(node_hash, own)), array("Q", map(node_hash, links)),
+    for own in nodes.values():
+        links = {o for s in own if s in outside for o in outside[s]}
+        held = {o for s in own if s in strong for o in strong[s]}
+        pieces.append(Piece(own, array("Q", map(node_hash, own)), array("Q", map(node_hash, links)),
                             array("Q", map(node_hash, held)), len(own) == 1 and own[0] not in stepping,
-                            any(s in axioms for s in own)))
+                            not axioms.isdisjoint(own), sum(map(sizes.__getitem__, own))))
     return pieces
+
+
+def run_starts(graph: TraceGraph) -> array:
+    """Where each run of a subject's statements starts (statement numbers, in order)."""
+    if not graph.later_runs:  # every subject's statements together: first statements are in order
+        return array("Q", graph.first_statement.values())
+    return array("Q", sorted([*graph.first_statement.values(), *chain.from_iterable(graph.later_runs.values())]))
+
+
+def statement_counts(graph: TraceGraph, starts: array) -> dict:
+    """How many statements of the graph (repeated ones too) each subject has, from ``starts``
+    (``run_starts``): a run lasts until the next one starts."""
+    ends = starts[1:]
+    ends.append(graph.statements + 1)
+    length = dict(zip(starts, map(int.__sub__, ends, starts)))
+    first = graph.first_statement
+    counts = dict(zip(first, map(length.__getitem__, first.values())))
+    for s, later in graph.later_runs.items():
+        counts[s] += sum(map(length.__getitem__, later))
+    return counts
+
+
+def members(graph: TraceGraph, starts: array, piece: Piece) -> list[int]:
+    """The positions (from 0, in input order) of a piece's statements in its range's graph,
+    given the range's ``run_starts``."""
+    found: list[int] = []
+    for s in piece.nodes:
+        for start in graph.runs(s):
+            following = bisect_right(starts, start)
+            end = starts[following] if following < len(starts) else graph.statements + 1
+            found.extend(range(start - 1, end - 1))
+    found.sort()
+    return found
 
 
 def keys(pieces: list[Piece], partitions: int) -> list[tuple]:
