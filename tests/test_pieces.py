@@ -85,6 +85,16 @@ def test_a_range_knows_the_line_of_each_quad(text: bytes, lines: list[int], tmp_
     assert got.quads == list(ox.parse(text, format=ox.RdfFormat.N_QUADS))
 
 
+def test_two_statements_on_one_line_are_an_input_error(tmp_path: Path):
+    """A range whose quads are as many as its lines has one on each line (counted, not scanned),
+    because the parser refuses a second statement on a line."""
+    text = b"<urn:a> <urn:p> <urn:b> . <urn:b> <urn:p> \"1\" .\n\n"
+    path = tmp_path / "part.nq"
+    path.write_bytes(text)
+    got = ranges.read(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path))
+    assert got.error is not None and got.error[0] == 1
+
+
 def broadcast_of(texts: list[str], partitions: int = 2) -> set[str]:
     """The subjects the ranges (N-Triples text) would broadcast: eligible, then those whose
     descriptions link past the broadcast dropped until none does, as the cluster decides."""

@@ -41,8 +41,10 @@ not be, or keep a description from being broadcast, which changes no finding.
 from __future__ import annotations
 
 import hashlib
+import sys
 from array import array
 from bisect import bisect_right
+from hashlib import blake2b
 from itertools import chain
 
 from .graph import DERIVED, GENERATED, OWNING, RDF_TYPE, SUBCLASS, TG, StatementPlaces, TraceGraph
@@ -55,6 +57,15 @@ _NO_HASHES = array("Q")
 def node_hash(node) -> int:
     """A hash of a graph key that is the same in every process (str's hash is salted per process)."""
     return int.from_bytes(hashlib.blake2b(str(node).encode(), digest_size=8).digest(), "little")
+
+
+def hashes(nodes) -> array:
+    """``node_hash`` of each node, at once: the digests joined and read as one array."""
+    found = array("Q")
+    found.frombytes(b"".join([blake2b(str(node).encode(), digest_size=8).digest() for node in nodes]))
+    if sys.byteorder != "little":
+        found.byteswap()
+    return found
 
 
 class Piece:
@@ -79,29 +90,13 @@ def split(graph: TraceGraph) -> list[Piece]:
     that is no step of a trace) joins nothing here: it is kept as a link, so that the meeting of
     the ranges may treat a description every range repeats as a broadcast (see ``eligible``)."""
     out, types = graph.out, graph.types
-    stepping: set = set()  # subjects that some statement of theirs hangs in a trace
-    axioms: set = set()  # subjects of rdfs:subClassOf statements
-    for s, props in out.items():
-        if not STRUCTURAL.isdisjoint(props):
-            stepping.add(s)
-        else:
-            kinds = types.get(s)
-            if kinds and any(kind.startswith(TG) for kind in kinds):
-                stepping.add(s)
-        if SUBCLASS in props:
-            axioms.add(s)
+    trustgraph_kinds = {kind for kind in set().union(*types.values()) if kind.startswith(TG)}
+    # Subjects that some statement of theirs hangs in a trace, by a link or a TrustGraph class.
+    stepping = {s for s, kinds in types.items() if not trustgraph_kinds.isdisjoint(kinds)}
+    stepping.update([s for s, props in out.items() if not STRUCTURAL.isdisjoint(props)])
+    axioms = {s for s, props in out.items() if SUBCLASS in props}  # subjects of rdfs:subClassOf
+    # Union-find over the subjects, written out in the loop: a call per link costs as much again.
     parent: dict = {}
-
-    def find(x):
-        root = x
-        while (up := parent.get(root, root)) is not root:
-            root = up
-        while x is not root:  # path compression, so long chains stay cheap
-            up = parent[x]
-            parent[x] = root
-            x = up
-        return root
-
     outside: dict = {}  # subject -> nodes it links to that are no step of a trace here
     strong: dict = {}  # subject -> nodes it links to by a structural predicate, outside its piece
     for s, props in out.items():
@@ -112,24 +107,38 @@ def split(graph: TraceGraph) -> list[Piece]:
                 if type(o) is not str:  # a literal or a triple term links nothing
                     continue
                 if o in stepping:
-                    a, b = find(s), find(o)
-                    if a is not b:
+                    a = s
+                    while (up := parent.get(a)) is not None:
+                        a = up
+                    b = o
+                    while (up := parent.get(b)) is not None:
+                        b = up
+                    if a != b:
                         parent[a] = b
+                        if s != b:  # halve the next walk from s
+                            parent[s] = b
                 else:
                     outside.setdefault(s, set()).add(o)
                     if p in STRUCTURAL:
                         strong.setdefault(s, set()).add(o)
     nodes: dict = {}
     for s in out:
-        nodes.setdefault(find(s) if s in parent else s, []).append(s)
+        root = s
+        while (up := parent.get(root)) is not None:
+            root = up
+        held = nodes.get(root)
+        if held is None:
+            nodes[root] = [s]
+        else:
+            held.append(s)
     sizes = statement_counts(graph, run_starts(graph))
     pieces = []
     for own in nodes.values():
-        links = {o for s in own if s in outside for o in outside[s]}
-        held = {o for s in own if s in strong for o in strong[s]}
-        pieces.append(Piece(own, array("Q", map(node_hash, own)), array("Q", map(node_hash, links)),
-                            array("Q", map(node_hash, held)), len(own) == 1 and own[0] not in stepping,
-                            not axioms.isdisjoint(own), sum(map(sizes.__getitem__, own))))
+        links = {o for s in own if s in outside for o in outside[s]} if outside else ()
+        held = {o for s in own if s in strong for o in strong[s]} if strong else ()
+        pieces.append(Piece(own, hashes(own), hashes(links) if links else _NO_HASHES,
+                            hashes(held) if held else _NO_HASHES, len(own) == 1 and own[0] not in stepping,
+                            not axioms.isdisjoint(own) if axioms else False, sum(map(sizes.__getitem__, own))))
     return pieces
 
 
