@@ -408,7 +408,7 @@ def _do_range(parsed: Parsed, selected, interior: array, origin: tuple, names: l
     del selected
     with tg.collector_paused():
         ready = _interior(parsed, interior, origin, names, _borrowed(description))
-    parsed.graph = None  # linted once, here: dropped as soon as it is
+    # The last task to read the range: Dask drops it, graph and all, once this returns.
     return what(iter([ready]), settings)
 
 
