@@ -9,8 +9,9 @@ optional extra: a one-machine install does not carry them.
 
 The run, partitioned by trace and not by file:
 
-1. workers parse byte ranges of the inputs (``loaders.ranges``) and split
-   each range into connected pieces of traces (``pieces.split``);
+1. workers read byte ranges of the inputs (``loaders.ranges``), each in one
+   pass into one trace graph as one process reads its input, and find the
+   range's connected pieces of traces from that graph's index (``pieces.split``);
 2. pieces whose nodes meet across ranges are found where the ranges are: each
    range deals the hashes of its pieces' subjects and outward links into
    partitions by hash (``pieces.keys``), one task per partition meets them and
@@ -23,8 +24,10 @@ The run, partitioned by trace and not by file:
    nothing when that is exact (``pieces.eligible``): their statements, each triple once, are
    given to every lint task instead, and linted once on their own for their own findings;
 3. a group whose pieces all lie in one range is a trace (or traces joined by shared entities)
-   whole inside its range: the task that holds the range lints it there, with the part and line of each triple,
-   and returns only its results (or, for ``tg-trace list``, its rows); nothing of it travels;
+   whole inside its range: the task that holds the range lints it on the range's own graph,
+   with the part and line of each triple, the rest of the graph set aside (read, never reported
+   or counted), and returns only its results (or, for ``tg-trace list``, its rows); nothing
+   of it travels;
 4. the other groups, the seams, are dealt to buckets by size; each range's seam pieces are
    selected per bucket where they lie (as N-Quads text), and each bucket's task fetches its
    pieces, rebuilds whole traces with their (part, line) and lints them; seams alone are
@@ -465,12 +468,13 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
     if own:
         client = connect(settings.cluster, settings.trust_network)  # type: ignore[arg-type]  # set: this runs for --cluster
     try:
-        workers = max(1, len(client.scheduler_info()["workers"]))
+        addresses = sorted(client.scheduler_info()["workers"])
+        workers = max(1, len(addresses))
         if chunk is None:
             total = sum(size for _, _, size in files)
             chunk = min(MAX_CHUNK, max(MIN_CHUNK, total // (4 * workers) + 1))
         plan = ranges.plan(files, settings.input_format, chunk)
-        return names, _run(client, plan, names, settings, workers, stats, task)
+        return names, _run(client, plan, names, settings, addresses, stats, task)
     finally:
         if own:
             cluster = getattr(client, "cluster", None)
@@ -491,13 +495,33 @@ def _may_broadcast(settings: Settings) -> bool:
     return reach is not None and reach <= STRUCTURAL
 
 
-def _run(client, plan: list, names: list[str], settings: Settings, workers: int, stats: dict | None,
+def _homes(plan: list, addresses: list[str]) -> list[dict]:
+    """Where each range's tasks run: ranges dealt to the workers by bytes, largest first to the
+    least loaded. Every task that reads a range runs where it was read, decided before any runs:
+    left to itself, Dask's scheduler may run one on an idle worker and move the range there
+    first, pickled object by object (seconds for a large range). Loose: the tasks of a worker
+    that is lost run elsewhere."""
+    if not addresses:
+        return [{} for _ in plan]
+    load = [(0, number) for number in range(len(addresses))]
+    homes: list[dict] = [{} for _ in plan]
+    for index in sorted(range(len(plan)), key=lambda i: -((plan[i].end or 1 << 40) - plan[i].start)):
+        r = plan[index]
+        held, number = heapq.heappop(load)
+        homes[index] = {"workers": [addresses[number]], "allow_other_workers": True}
+        heapq.heappush(load, (held + (r.end or 1 << 40) - r.start, number))
+    return homes
+
+
+def _run(client, plan: list, names: list[str], settings: Settings, addresses: list[str], stats: dict | None,
          task) -> list:
-    parsed = [client.submit(_parse, r, names[r.part]) for r in plan]
-    summarised = [client.submit(_summary, f) for f in parsed]
+    workers = max(1, len(addresses))
+    homes = _homes(plan, addresses)
+    parsed = [client.submit(_parse, r, names[r.part], **where) for r, where in zip(plan, homes)]
+    summarised = [client.submit(_summary, f, **where) for f, where in zip(parsed, homes)]
     # Submitted with the summaries, so the partitions meet while the client checks for errors.
     partitions = workers * 2
-    keyed = [client.submit(_keys, f, partitions) for f in parsed]
+    keyed = [client.submit(_keys, f, partitions, **where) for f, where in zip(parsed, homes)]
     dealt = [[client.submit(_share, k, p) for k in keyed] for p in range(partitions)]
     found = [client.submit(eligible, share) for share in dealt]
     summaries = client.gather(summarised)
@@ -516,7 +540,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     chosen: list = [[] for _ in plan]
     while broadcast:  # drop the descriptions that link past the broadcast, until none does
         frozen = frozenset(broadcast)
-        answers = client.gather([client.submit(_escapes, f, frozen) for f in parsed])
+        answers = client.gather([client.submit(_escapes, f, frozen, **where) for f, where in zip(parsed, homes)])
         leaving = set().union(*(leaving for leaving, _ in answers))
         if not leaving:
             chosen = [numbers for _, numbers in answers]
@@ -563,8 +587,8 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     origins = [(r.part, offsets[id(r)]) for r in plan]
     description = None
     if any(chosen):
-        described = [(client.submit(_describe, f, numbers), origin)
-                     for f, numbers, origin in zip(parsed, chosen, origins) if numbers]
+        described = [(client.submit(_describe, f, numbers, **where), origin)
+                     for f, numbers, origin, where in zip(parsed, chosen, origins, homes) if numbers]
         description = client.submit(_description, [f for f, _ in described], [o for _, o in described])
     work = []  # what each range's interior traces gave, then each bucket's seams
     if description is not None:
@@ -572,7 +596,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
     index = 0
     interior_triples = 0
-    for _r, future, summary, origin in zip(plan, parsed, summaries, origins):
+    for future, summary, origin, where in zip(parsed, summaries, origins, homes):
         count = len(summary[4])
         range_groups = groups[index:index + count]
         interior = array("q", (g if home[g] >= 0 and not aside[index + n] else -1
@@ -583,12 +607,12 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
         interior_triples += sum(size for size, g in zip(summary[4], interior) if g >= 0)
         selected = None
         if seams:
-            selected = client.submit(_select, future, seams)
+            selected = client.submit(_select, future, seams, **where)
             for bucket in sorted(set(bucket for bucket, _ in seams.values())):
-                picks[bucket].append((client.submit(_pick, selected, bucket), origin))
+                picks[bucket].append((client.submit(_pick, selected, bucket, **where), origin))
         if any(g >= 0 for g in interior):
             work.append(client.submit(_do_range, future, selected, interior, origin, names, settings, task,
-                                      description))
+                                      description, **where))
     del parsed
     work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task,
                               description)

@@ -1,8 +1,10 @@
 """Pieces of traces: how a capture read in ranges is put back together trace by trace.
 
-A range's quads fall into connected pieces: a quad joins its subject to every
-node it links to (any object that is an IRI or blank node, rdf:type's classes
-excepted) that is a step of a trace in the range. Across ranges, pieces that
+A range, read into one trace graph, falls into connected pieces: a statement
+joins its subject to every node it links to (any object that is an IRI or blank
+node, rdf:type's classes excepted) that is a step of a trace in the range. They
+are found from the graph's own index (``split``), and a piece's statements from
+where its subjects' runs of statements start (``members``). Across ranges, pieces that
 share a node which is a subject somewhere, or of which one links to the
 other's subject, are joined: that is every way one entity can reach another's
 triples, so each joined group holds whole traces, and a rule (which reads a
