@@ -70,6 +70,7 @@ from .pieces import (
     meet,
     members,
     node_hash,
+    positions,
     run_starts,
     split,
 )
@@ -231,18 +232,28 @@ def _escapes(parsed: Parsed, broadcast: frozenset) -> tuple:
 
 
 def _describe(parsed: Parsed, chosen: list[int]) -> tuple:
-    """The statements of this range's broadcast descriptions (pieces ``chosen``), each triple
-    once, at its first line here: (N-Quads text, lines within the range)."""
-    seen: set = set()
+    """The statements of this range's broadcast descriptions (pieces ``chosen``, each one
+    subject), each triple once, at its first line here: (N-Quads text, lines within the range).
+    Emitters repeat a description in every trace that names it: its statements are read in
+    input order only until each of its distinct triples (the graph knows how many) is met."""
+    got, graph = parsed.got, parsed.graph
+    assert graph is not None  # a range with pieces has a graph
     quads, lines = [], []
     with tg.collector_paused():
         for number in chosen:
-            for quad, line in zip(*parsed.quads_of(parsed.pieces[number])):
-                triple = (quad.subject, quad.predicate, quad.object)
+            node = parsed.pieces[number].nodes[0]
+            left = sum(map(len, graph.out[node].values()))
+            seen: set = set()
+            for i in positions(graph, parsed.starts, node):
+                quad = got.quads[i]
+                triple = (quad.predicate, quad.object)
                 if triple not in seen:
                     seen.add(triple)
                     quads.append(quad)
-                    lines.append(line)
+                    lines.append(got.lines[i])
+                    left -= 1
+                    if not left:
+                        break
         return ox.serialize(quads, format=ox.RdfFormat.N_QUADS), lines
 
 

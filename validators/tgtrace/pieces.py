@@ -46,6 +46,7 @@ import hashlib
 import sys
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterator
 from hashlib import blake2b
 from itertools import chain
 
@@ -164,15 +165,19 @@ def statement_counts(graph: TraceGraph, starts: array) -> dict:
     return counts
 
 
+def positions(graph: TraceGraph, starts: array, node) -> Iterator[int]:
+    """The positions (from 0, in input order) of a subject's statements in its range's graph,
+    given the range's ``run_starts``: run by run, as they are asked for."""
+    for start in graph.runs(node):
+        following = bisect_right(starts, start)
+        yield from range(start - 1, (starts[following] if following < len(starts) else graph.statements + 1) - 1)
+
+
 def members(graph: TraceGraph, starts: array, piece: Piece) -> list[int]:
-    """The positions (from 0, in input order) of a piece's statements in its range's graph,
-    given the range's ``run_starts``."""
+    """The positions (from 0, in input order) of a piece's statements in its range's graph."""
     found: list[int] = []
     for s in piece.nodes:
-        for start in graph.runs(s):
-            following = bisect_right(starts, start)
-            end = starts[following] if following < len(starts) else graph.statements + 1
-            found.extend(range(start - 1, end - 1))
+        found.extend(positions(graph, starts, s))
     found.sort()
     return found
 
