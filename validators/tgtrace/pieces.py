@@ -47,6 +47,7 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
+from functools import partial
 from hashlib import blake2b
 from itertools import chain
 
@@ -62,10 +63,14 @@ def node_hash(node) -> int:
     return int.from_bytes(hashlib.blake2b(str(node).encode(), digest_size=8).digest(), "little")
 
 
+_blake2b_64 = partial(blake2b, digest_size=8)
+
+
 def hashes(nodes) -> array:
     """``node_hash`` of each node, at once: the digests joined and read as one array."""
     found = array("Q")
-    found.frombytes(b"".join([blake2b(str(node).encode(), digest_size=8).digest() for node in nodes]))
+    # Mapped in C, node by node: no Python frame per node.
+    found.frombytes(b"".join(map(blake2b.digest, map(_blake2b_64, map(str.encode, map(str, nodes))))))
     if sys.byteorder != "little":
         found.byteswap()
     return found
