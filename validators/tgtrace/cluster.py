@@ -113,13 +113,13 @@ class Parsed:
 
 
 if sizeof is not None:
-    # What a parsed range holds, as resident memory measured it (about 700 bytes a quad, its
+    # What a parsed range holds, as resident memory measured it (about 720 bytes a quad, its
     # graph and pieces included). Dask's scheduler weighs moving a task's inputs against running
     # it where they lie; left to its default it sees a few dozen bytes, and moves whole ranges
     # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
     @sizeof.register(Parsed)
     def _range_size(parsed: Parsed) -> int:
-        return 700 * len(parsed.got.quads)
+        return 720 * len(parsed.got.quads)
 
 
 def available() -> bool:
