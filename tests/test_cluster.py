@@ -245,8 +245,37 @@ def test_cuts_inside_a_trace_of_every_pattern(tmp_path: Path, client):
     assert rows(report) == moved(whole, parts) == rows(tgtrace.lint(*names, one_capture=True, fail_on="never"))
     assert report.traces.keys() == whole.traces.keys()
     assert report.triples == whole.triples
+    # The statistics too: a range's seams lie in the graph its interior is linted in, set aside.
+    assert report.trace_models == whole.trace_models
+    assert report.terms_used == whole.terms_used and report.type_sets == whole.type_sets
     spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=1 << 30)
     assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))
+
+
+def test_a_node_a_seam_names_but_its_range_does_not_describe_is_judged_with_its_statements(tmp_path: Path, client):
+    # A Thought cut from the step that owns it: the owner's range names it but holds none of its
+    # statements, and a whole trace shares that range, so the range's graph is linted with the
+    # nameless Thought in it: it is set aside there, and judged where its statements meet its owner.
+    releases = EXAMPLES / "releases" / "2.11.1"
+    lines = (releases / "orchestrator-react.nq").read_bytes().splitlines(keepends=True)
+    cut_at = next(n for n, line in enumerate(lines, start=1) if b"/ns/thought>" in line)
+    copy = [line.replace(b"urn:trustgraph:", b"urn:trustgraph:copy:")
+            for line in (releases / "react.nq").read_bytes().splitlines(keepends=True)]
+    first, second = tmp_path / "first.nq", tmp_path / "second.nq"
+    first.write_bytes(b"".join(copy + lines[:cut_at]))
+    second.write_bytes(b"".join(lines[cut_at:]))
+    capture = tmp_path / "capture.nq"
+    capture.write_bytes(first.read_bytes() + second.read_bytes())
+    # With the opt-in rule that judges every Thought (R001: the reader never loads one).
+    selected = ("ALL", "reader")
+    whole = tgtrace.lint(str(capture), fail_on="never", allow_empty=True, select=selected)
+    assert any(f.rule == "R001" and f.focus.endswith("/thought") for f in whole.findings)
+    stats: dict = {}
+    report = cluster.lint(str(first), str(second), settings=Settings(one_capture=True, fail_on=None, select=selected),
+                          client=client, chunk=1 << 30, stats=stats)
+    assert stats["seam_triples"] and stats["interior_triples"]
+    assert rows(report) == moved(whole, [(first, 0), (second, len(copy) + cut_at)])
+    assert report.triples == whole.triples and report.terms_used == whole.terms_used
 
 
 # ---------------------------------------------------------------- descriptions every range repeats

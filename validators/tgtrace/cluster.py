@@ -9,8 +9,9 @@ optional extra: a one-machine install does not carry them.
 
 The run, partitioned by trace and not by file:
 
-1. workers parse byte ranges of the inputs (``loaders.ranges``) and split
-   each range into connected pieces of traces (``pieces.split``);
+1. workers read byte ranges of the inputs (``loaders.ranges``), each in one
+   pass into one trace graph as one process reads its input, and find the
+   range's connected pieces of traces from that graph's index (``pieces.split``);
 2. pieces whose nodes meet across ranges are found where the ranges are: each
    range deals the hashes of its pieces' subjects and outward links into
    partitions by hash (``pieces.keys``), one task per partition meets them and
@@ -23,8 +24,10 @@ The run, partitioned by trace and not by file:
    nothing when that is exact (``pieces.eligible``): their statements, each triple once, are
    given to every lint task instead, and linted once on their own for their own findings;
 3. a group whose pieces all lie in one range is a trace (or traces joined by shared entities)
-   whole inside its range: the task that holds the range lints it there, with the part and line of each triple,
-   and returns only its results (or, for ``tg-trace list``, its rows); nothing of it travels;
+   whole inside its range: the task that holds the range lints it on the range's own graph,
+   with the part and line of each triple, the rest of the graph set aside (read, never reported
+   or counted), and returns only its results (or, for ``tg-trace list``, its rows); nothing
+   of it travels;
 4. the other groups, the seams, are dealt to buckets by size; each range's seam pieces are
    selected per bucket where they lie (as N-Quads text), and each bucket's task fetches its
    pieces, rebuilds whole traces with their (part, line) and lints them; seams alone are
@@ -56,7 +59,21 @@ from .graph import TraceGraph
 from .loaders import InputError, ranges
 from .locations import StatementPlaces
 from .model import Report
-from .pieces import STRUCTURAL, Piece, eligible, escapes, graph_of, join, keys, meet, split
+from .pieces import (
+    STRUCTURAL,
+    Piece,
+    eligible,
+    escapes,
+    graph_of,
+    join,
+    keys,
+    meet,
+    members,
+    node_hash,
+    positions,
+    run_starts,
+    split,
+)
 from .settings import Settings, SettingsError
 from .tracemodel import TRUSTGRAPH
 from .traceviews import TraceRow, capture_order, capture_views
@@ -78,18 +95,32 @@ MAX_CHUNK = 64 << 20
 MIN_CHUNK = 1 << 20
 
 
-if sizeof is not None:
-    # What a parsed range holds, as resident memory measured it (about 600 bytes a quad, 60 a
-    # quad for its pieces). Dask's scheduler weighs moving a task's inputs against running it
-    # where they lie; left to its default it sees a few dozen bytes, and moves whole ranges
-    # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
-    @sizeof.register(ranges.RangeQuads)
-    def _range_size(got: ranges.RangeQuads) -> int:
-        return 600 * len(got.quads)
+class Parsed:
+    """What a parse task leaves on its worker: the range's quads and lines, the range read into
+    one trace graph (as one process reads its input), where the runs of each subject's statements
+    start in it, and its pieces, found from the graph's own index. The tasks that need the range
+    run where it lies; it is dropped once its interior is linted and its seams are selected."""
 
-    @sizeof.register(Piece)
-    def _piece_size(piece: Piece) -> int:
-        return 60 * piece.size
+    __slots__ = ("got", "graph", "starts", "pieces")
+
+    def __init__(self, got: ranges.RangeQuads, graph: TraceGraph | None, starts: array, pieces: list[Piece]) -> None:
+        self.got, self.graph, self.starts, self.pieces = got, graph, starts, pieces
+
+    def quads_of(self, piece: Piece) -> tuple[list, list]:
+        """(the quads of a piece, in input order, the line of each within the range)."""
+        got = self.got
+        at = members(self.graph, self.starts, piece)  # type: ignore[arg-type]  # a range with pieces has a graph
+        return [got.quads[i] for i in at], [got.lines[i] for i in at]
+
+
+if sizeof is not None:
+    # What a parsed range holds, as resident memory measured it (about 720 bytes a quad, its
+    # graph and pieces included). Dask's scheduler weighs moving a task's inputs against running
+    # it where they lie; left to its default it sees a few dozen bytes, and moves whole ranges
+    # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
+    @sizeof.register(Parsed)
+    def _range_size(parsed: Parsed) -> int:
+        return 720 * len(parsed.got.quads)
 
 
 def available() -> bool:
@@ -167,49 +198,63 @@ def connect(address: str, trust_network: bool = False):
 # ---------------------------------------------------------------- tasks run on workers
 
 
-def _parse(r: ranges.Range, name: str):
-    # A range's quads and pieces are millions of objects and no cycles: the collector's passes
+def _parse(r: ranges.Range, name: str) -> Parsed:
+    """A range read in one pass into one trace graph, and its pieces found from that graph."""
+    # A range's quads and graph are millions of objects and no cycles: the collector's passes
     # would walk them again and again (a quarter of the parse).
     with tg.collector_paused():
         got = ranges.read(r, name)
-        return got, (split(got.quads) if got.error is None else [])
+        if got.error is not None:
+            return Parsed(got, None, array("Q"), [])
+        graph = TraceGraph(name, model=TRUSTGRAPH)
+        graph.add_quads(got.quads)
+        starts = run_starts(graph)
+        return Parsed(got, graph, starts, split(graph))
 
 
-def _summary(parsed):
+def _summary(parsed: Parsed):
     """What the client needs of a range: its lines, first error, the size of each piece, and
     whether it states class axioms (rdfs:subClassOf, which every trace's classes are read through)."""
-    got, pieces = parsed
+    got, pieces = parsed.got, parsed.pieces
     return (got.line_count, got.error, got.whole, len(got.quads), array("I", (p.size for p in pieces)),
             any(p.axioms for p in pieces))
 
 
-def _keys(parsed, partitions: int) -> list:
-    return keys(parsed[1], partitions)
+def _keys(parsed: Parsed, partitions: int) -> list:
+    return keys(parsed.pieces, partitions)
 
 
 def _share(keyed: list, partition: int):
     return keyed[partition]
 
 
-def _escapes(parsed, broadcast: frozenset) -> tuple:
-    return escapes(parsed[1], broadcast)
+def _escapes(parsed: Parsed, broadcast: frozenset) -> tuple:
+    return escapes(parsed.pieces, broadcast)
 
 
-def _describe(parsed, chosen: list[int]) -> tuple:
-    """The statements of this range's broadcast descriptions (pieces ``chosen``), each triple
-    once, at its first line here: (N-Quads text, lines within the range)."""
-    got, pieces = parsed
-    seen: set = set()
+def _describe(parsed: Parsed, chosen: list[int]) -> tuple:
+    """The statements of this range's broadcast descriptions (pieces ``chosen``, each one
+    subject), each triple once, at its first line here: (N-Quads text, lines within the range).
+    Emitters repeat a description in every trace that names it: its statements are read in
+    input order only until each of its distinct triples (the graph knows how many) is met."""
+    got, graph = parsed.got, parsed.graph
+    assert graph is not None  # a range with pieces has a graph
     quads, lines = [], []
     with tg.collector_paused():
         for number in chosen:
-            for i in pieces[number].members:
+            node = parsed.pieces[number].nodes[0]
+            left = sum(map(len, graph.out[node].values()))
+            seen: set = set()
+            for i in positions(graph, parsed.starts, node):
                 quad = got.quads[i]
-                triple = (quad.subject, quad.predicate, quad.object)
+                triple = (quad.predicate, quad.object)
                 if triple not in seen:
                     seen.add(triple)
                     quads.append(quad)
                     lines.append(got.lines[i])
+                    left -= 1
+                    if not left:
+                        break
         return ox.serialize(quads, format=ox.RdfFormat.N_QUADS), lines
 
 
@@ -240,18 +285,16 @@ def _borrowed(description) -> tuple[list, list, frozenset]:
     return quads, places, frozenset(tg.key(q.subject) for q in quads)
 
 
-def _select(parsed, seams: dict) -> dict:
+def _select(parsed: Parsed, seams: dict) -> dict:
     """This range's seam pieces per bucket: (N-Quads text, lines within the range, group) of
     each; ``seams`` maps a piece's number in the range to its (bucket, group). Text, one line per
     quad in order: it is about half the bytes of pickled pyoxigraph quads, and both ends
     (de)serialise it in Rust rather than object by object."""
-    got, pieces = parsed
     chosen: dict = defaultdict(list)
     with tg.collector_paused():
         for number, (bucket, group) in seams.items():
-            piece = pieces[number]
-            text = ox.serialize([got.quads[i] for i in piece.members], format=ox.RdfFormat.N_QUADS)
-            chosen[bucket].append((text, [got.lines[i] for i in piece.members], group))
+            quads, lines = parsed.quads_of(parsed.pieces[number])
+            chosen[bucket].append((ox.serialize(quads, format=ox.RdfFormat.N_QUADS), lines, group))
     return dict(chosen)
 
 
@@ -259,10 +302,10 @@ def _pick(selected: dict, bucket: int) -> list:
     return selected.get(bucket, [])
 
 
-def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterator[TraceGraph]:
+def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterator[tuple]:
     """Whole traces rebuilt from a bucket's pieces, with the part and line of each triple, in
     graphs of at most BATCH_TRIPLES triples (whole groups, never a group cut), each with the
-    broadcast descriptions beside them."""
+    broadcast descriptions beside them: (graph, nodes lent to it, its own statements)."""
     groups: dict = defaultdict(lambda: ([], []))
     for share, (part, offset) in zip(shares, origins):
         for text, lines, group in share:
@@ -270,92 +313,125 @@ def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterat
             # Written by the serialiser from valid terms: nothing to validate again.
             held[0].extend(ox.parse(text, format=ox.RdfFormat.N_QUADS, lenient=True))
             held[1].extend((part, None if line is None else line + offset) for line in lines)
-    described, places_of, _ = borrowed
+    described, places_of, lent = borrowed
     batch_quads: list = []
     batch_places: list = []
     for group in sorted(groups):
         quads, places = groups[group]
         if batch_quads and len(batch_quads) + len(quads) > BATCH_TRIPLES:
-            yield graph_of(names[0], names, batch_quads + described, batch_places + places_of)
+            yield graph_of(names[0], names, batch_quads + described, batch_places + places_of), lent, len(batch_quads)
             batch_quads, batch_places = [], []
         batch_quads.extend(quads)
         batch_places.extend(places)
     if batch_quads:
-        yield graph_of(names[0], names, batch_quads + described, batch_places + places_of)
+        yield graph_of(names[0], names, batch_quads + described, batch_places + places_of), lent, len(batch_quads)
 
 
-def _interior_graphs(parsed, interior: array, origin: tuple, names: list, borrowed: tuple) -> Iterator[TraceGraph]:
-    """The whole traces of a range (its groups whose pieces all lie in it; ``interior`` is the
-    group of each piece, -1 for a piece that is not), read where the range was parsed: graphs
-    of at most BATCH_TRIPLES triples, whole groups, in input order, each with the broadcast
-    descriptions beside them (after them: a graph's order of subjects changes no finding)."""
-    got, pieces = parsed
+class _RangePlaces:
+    """(part, line in the part) of each statement of a range's graph: the range's own
+    statements (lines within the range, ``offset`` lines after the part's start), then those of
+    the descriptions lent to it."""
+
+    __slots__ = ("part", "offset", "lines", "lent")
+
+    def __init__(self, part: int, offset: int, lines, lent: list) -> None:
+        self.part, self.offset, self.lines, self.lent = part, offset, lines, lent
+
+    def __getitem__(self, n: int) -> tuple:
+        lines = self.lines
+        if n < len(lines):
+            line = lines[n]
+            return self.part, None if line is None else line + self.offset
+        return self.lent[n - len(lines)]
+
+
+def _interior(parsed: Parsed, interior: array, origin: tuple, names: list, borrowed: tuple) -> tuple:
+    """The range's graph made ready to lint its whole traces (its groups whose pieces all lie in
+    it; ``interior`` is the group of each piece, -1 for a piece that is not) where it was read:
+    (graph, the nodes it holds only to be read, its interior's statements). The graph already
+    holds the interior as one process reads it; it is given the place of each statement and the
+    broadcast descriptions (after its own statements: a graph's order of subjects changes no
+    finding). What else it holds (the seams' pieces here, the descriptions) is set aside: never
+    reported or counted, as it is not linked to the interior but through what was lent."""
+    got, graph = parsed.got, parsed.graph
+    assert graph is not None  # a range with pieces has a graph
     part, offset = origin
-    described, places_of, _ = borrowed
-    groups: dict = {}
-    for piece, group in zip(pieces, interior):
+    described, places_of, lent = borrowed
+    aside = set(lent)
+    triples = 0
+    elsewhere = []
+    for piece, group in zip(parsed.pieces, interior):
         if group >= 0:
-            groups.setdefault(group, []).extend(piece.members)
-    batches: list[list[int]] = []
-    held = BATCH_TRIPLES
-    for members in groups.values():
-        if held + len(members) > BATCH_TRIPLES:
-            batches.append([])
-            held = 0
-        batches[-1].extend(members)
-        held += len(members)
-    for members in batches:
-        members.sort()  # input order, as one process reads them
-        quads = [got.quads[i] for i in members] + described
-        places = [(part, None if (line := got.lines[i]) is None else line + offset) for i in members] + places_of
-        graph = TraceGraph(names[0], StatementPlaces(names, quads, places), TRUSTGRAPH)
-        graph.add_quads(quads)
-        yield graph
+            triples += piece.size
+        else:
+            aside.update(piece.nodes)
+            elsewhere.append(piece)
+    # Nodes only the pieces set aside link to and no statement here describes: a rule may still
+    # name one (a dangling link), and it is theirs to report where they are linted whole.
+    out = graph.out
+    dangling = {o for piece in elsewhere for s in piece.nodes for p, objects in out[s].items()
+                if p is not tg.RDF_TYPE for o in objects if type(o) is str and o not in out}
+    if dangling:
+        linked = {h for piece, group in zip(parsed.pieces, interior) if group >= 0 for h in piece.links}
+        aside.update(o for o in dangling if node_hash(o) not in linked)
+    graph.locator = StatementPlaces(names, got.quads + described if described else got.quads,
+                                    _RangePlaces(part, offset, got.lines, places_of))
+    if described:
+        graph.add_quads(described)
+    return graph, frozenset(aside), triples
 
 
-def _results(graphs: Iterator[TraceGraph], settings: Settings, borrowed: tuple) -> list:
-    """The results of whole traces, linted as one process lints them; the broadcast descriptions
-    beside them are read, never reported or counted (the description task does)."""
-    described, _, aside = borrowed
+def _results(graphs: Iterator[tuple], settings: Settings) -> list:
+    """The results of whole traces, linted as one process lints them; the nodes set aside in
+    each graph (the broadcast descriptions beside them, a range's seams) are read, never
+    reported or counted (their own tasks do)."""
     results = []
     with tg.collector_paused():
-        for graph in graphs:
+        for graph, aside, triples in graphs:
             result = check_graph(graph, settings, aside)
-            result.triples -= len(described)
+            result.triples = triples
+            if aside:
+                result.traces = {root: part for root, part in result.traces.items() if root not in aside}
+                result.trace_models = {root: model for root, model in result.trace_models.items()
+                                       if root not in aside}
             results.append(result)
     return results
 
 
-def _rows(graphs: Iterator[TraceGraph], settings: Settings, borrowed: tuple) -> list[dict]:
+def _rows(graphs: Iterator[tuple], settings: Settings) -> list[dict]:
     """The `tg-trace list` rows of whole traces: only the rows travel back."""
     rows: list = []
     with tg.collector_paused():
-        for graph in graphs:
-            findings = check_graph(graph, settings, borrowed[2]).findings
-            rows.extend(view.summary() for view in capture_views(graph, findings))
+        for graph, aside, _ in graphs:
+            findings = check_graph(graph, settings, aside).findings
+            # A root's name is its key: its trace is listed here unless it is set aside.
+            only = (lambda root, aside=aside: root not in aside) if aside else None
+            rows.extend(view.summary() for view in capture_views(graph, findings, only))
     return rows
 
 
 def _do_bucket(shares: list, origins: list, names: list, settings: Settings, what, description) -> list:
     """What ``what`` (_results or _rows) gives for a bucket's whole traces, made of seam pieces."""
-    borrowed = _borrowed(description)
-    return what(_graphs(shares, origins, names, borrowed), settings, borrowed)
+    return what(_graphs(shares, origins, names, _borrowed(description)), settings)
 
 
-def _do_range(parsed, interior: array, origin: tuple, names: list, settings: Settings, what, description) -> list:
-    """What ``what`` gives for a range's interior traces, where the range lies: nothing of them travels."""
-    borrowed = _borrowed(description)
-    return what(_interior_graphs(parsed, interior, origin, names, borrowed), settings, borrowed)
+def _do_range(parsed: Parsed, selected, interior: array, origin: tuple, names: list, settings: Settings, what,
+              description) -> list:
+    """What ``what`` gives for a range's interior traces, linted on the graph the range was read
+    into: nothing of them travels. ``selected`` (this range's seams, or None) is only waited
+    for: the graph is changed here, so every other task that reads the range has run."""
+    del selected
+    with tg.collector_paused():
+        ready = _interior(parsed, interior, origin, names, _borrowed(description))
+    # The last task to read the range: Dask drops it, graph and all, once this returns.
+    return what(iter([ready]), settings)
 
 
 def _do_description(description, statements: int, names: list, settings: Settings, what) -> list:
     """What ``what`` gives for the broadcast descriptions themselves, linted once: their own
     findings and counts, with every statement of them the capture holds (``statements``)."""
     quads, places, _ = _borrowed(description)
-    results = what(iter([graph_of(names[0], names, quads, places)]), settings, ([], [], frozenset()))
-    if what is _results:
-        results[0].triples = statements
-    return results
+    return what(iter([(graph_of(names[0], names, quads, places), frozenset(), statements)]), settings)
 
 
 def peak_memory() -> int:
@@ -404,12 +480,13 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
     if own:
         client = connect(settings.cluster, settings.trust_network)  # type: ignore[arg-type]  # set: this runs for --cluster
     try:
-        workers = max(1, len(client.scheduler_info()["workers"]))
+        addresses = sorted(client.scheduler_info()["workers"])
+        workers = max(1, len(addresses))
         if chunk is None:
             total = sum(size for _, _, size in files)
             chunk = min(MAX_CHUNK, max(MIN_CHUNK, total // (4 * workers) + 1))
         plan = ranges.plan(files, settings.input_format, chunk)
-        return names, _run(client, plan, names, settings, workers, stats, task)
+        return names, _run(client, plan, names, settings, addresses, stats, task)
     finally:
         if own:
             cluster = getattr(client, "cluster", None)
@@ -430,13 +507,33 @@ def _may_broadcast(settings: Settings) -> bool:
     return reach is not None and reach <= STRUCTURAL
 
 
-def _run(client, plan: list, names: list[str], settings: Settings, workers: int, stats: dict | None,
+def _homes(plan: list, addresses: list[str]) -> list[dict]:
+    """Where each range's tasks run: ranges dealt to the workers by bytes, largest first to the
+    least loaded. Every task that reads a range runs where it was read, decided before any runs:
+    left to itself, Dask's scheduler may run one on an idle worker and move the range there
+    first, pickled object by object (seconds for a large range). Loose: the tasks of a worker
+    that is lost run elsewhere."""
+    if not addresses:
+        return [{} for _ in plan]
+    load = [(0, number) for number in range(len(addresses))]
+    homes: list[dict] = [{} for _ in plan]
+    for index in sorted(range(len(plan)), key=lambda i: -((plan[i].end or 1 << 40) - plan[i].start)):
+        r = plan[index]
+        held, number = heapq.heappop(load)
+        homes[index] = {"workers": [addresses[number]], "allow_other_workers": True}
+        heapq.heappush(load, (held + (r.end or 1 << 40) - r.start, number))
+    return homes
+
+
+def _run(client, plan: list, names: list[str], settings: Settings, addresses: list[str], stats: dict | None,
          task) -> list:
-    parsed = [client.submit(_parse, r, names[r.part]) for r in plan]
-    summarised = [client.submit(_summary, f) for f in parsed]
+    workers = max(1, len(addresses))
+    homes = _homes(plan, addresses)
+    parsed = [client.submit(_parse, r, names[r.part], **where) for r, where in zip(plan, homes)]
+    summarised = [client.submit(_summary, f, **where) for f, where in zip(parsed, homes)]
     # Submitted with the summaries, so the partitions meet while the client checks for errors.
     partitions = workers * 2
-    keyed = [client.submit(_keys, f, partitions) for f in parsed]
+    keyed = [client.submit(_keys, f, partitions, **where) for f, where in zip(parsed, homes)]
     dealt = [[client.submit(_share, k, p) for k in keyed] for p in range(partitions)]
     found = [client.submit(eligible, share) for share in dealt]
     summaries = client.gather(summarised)
@@ -455,7 +552,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     chosen: list = [[] for _ in plan]
     while broadcast:  # drop the descriptions that link past the broadcast, until none does
         frozen = frozenset(broadcast)
-        answers = client.gather([client.submit(_escapes, f, frozen) for f in parsed])
+        answers = client.gather([client.submit(_escapes, f, frozen, **where) for f, where in zip(parsed, homes)])
         leaving = set().union(*(leaving for leaving, _ in answers))
         if not leaving:
             chosen = [numbers for _, numbers in answers]
@@ -502,8 +599,8 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     origins = [(r.part, offsets[id(r)]) for r in plan]
     description = None
     if any(chosen):
-        described = [(client.submit(_describe, f, numbers), origin)
-                     for f, numbers, origin in zip(parsed, chosen, origins) if numbers]
+        described = [(client.submit(_describe, f, numbers, **where), origin)
+                     for f, numbers, origin, where in zip(parsed, chosen, origins, homes) if numbers]
         description = client.submit(_description, [f for f, _ in described], [o for _, o in described])
     work = []  # what each range's interior traces gave, then each bucket's seams
     if description is not None:
@@ -511,7 +608,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
     picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
     index = 0
     interior_triples = 0
-    for _r, future, summary, origin in zip(plan, parsed, summaries, origins):
+    for future, summary, origin, where in zip(parsed, summaries, origins, homes):
         count = len(summary[4])
         range_groups = groups[index:index + count]
         interior = array("q", (g if home[g] >= 0 and not aside[index + n] else -1
@@ -520,12 +617,14 @@ def _run(client, plan: list, names: list[str], settings: Settings, workers: int,
                  if home[g] == -2 and not aside[index + n]}
         index += count
         interior_triples += sum(size for size, g in zip(summary[4], interior) if g >= 0)
-        if any(g >= 0 for g in interior):
-            work.append(client.submit(_do_range, future, interior, origin, names, settings, task, description))
+        selected = None
         if seams:
-            selected = client.submit(_select, future, seams)
+            selected = client.submit(_select, future, seams, **where)
             for bucket in sorted(set(bucket for bucket, _ in seams.values())):
-                picks[bucket].append((client.submit(_pick, selected, bucket), origin))
+                picks[bucket].append((client.submit(_pick, selected, bucket, **where), origin))
+        if any(g >= 0 for g in interior):
+            work.append(client.submit(_do_range, future, selected, interior, origin, names, settings, task,
+                                      description, **where))
     del parsed
     work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task,
                               description)

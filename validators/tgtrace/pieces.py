@@ -1,8 +1,10 @@
 """Pieces of traces: how a capture read in ranges is put back together trace by trace.
 
-A range's quads fall into connected pieces: a quad joins its subject to every
-node it links to (any object that is an IRI or blank node, rdf:type's classes
-excepted) that is a step of a trace in the range. Across ranges, pieces that
+A range, read into one trace graph, falls into connected pieces: a statement
+joins its subject to every node it links to (any object that is an IRI or blank
+node, rdf:type's classes excepted) that is a step of a trace in the range. They
+are found from the graph's own index (``split``), and a piece's statements from
+where its subjects' runs of statements start (``members``). Across ranges, pieces that
 share a node which is a subject somewhere, or of which one links to the
 other's subject, are joined: that is every way one entity can reach another's
 triples, so each joined group holds whole traces, and a rule (which reads a
@@ -43,10 +45,13 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
+from bisect import bisect_right
+from collections.abc import Iterator
+from functools import partial
+from hashlib import blake2b
+from itertools import chain
 
-import pyoxigraph as ox
-
-from .graph import DERIVED, GENERATED, RDF_TYPE, SUBCLASS, TraceGraph, key
+from .graph import DERIVED, GENERATED, RDF_TYPE, SUBCLASS, TraceGraph
 from .locations import StatementPlaces
 from .namespaces import TG
 from .tracemodel import OWNING, TRUSTGRAPH
@@ -61,107 +66,128 @@ def node_hash(node) -> int:
     return int.from_bytes(hashlib.blake2b(str(node).encode(), digest_size=8).digest(), "little")
 
 
+_blake2b_64 = partial(blake2b, digest_size=8)
+
+
+def hashes(nodes) -> array:
+    """``node_hash`` of each node, at once: the digests joined and read as one array."""
+    found = array("Q")
+    # Mapped in C, node by node: no Python frame per node.
+    found.frombytes(b"".join(map(blake2b.digest, map(_blake2b_64, map(str.encode, map(str, nodes))))))
+    if sys.byteorder != "little":
+        found.byteswap()
+    return found
+
+
 class Piece:
-    """A connected piece of a range: its quads' positions in the range, and its summary.
+    """A connected piece of a range: the subjects it holds (graph keys), how many statements they
+    have in the range, and its summary.
     ``strong`` are the links by which a trace hangs together (derivation, generation,
     ownership); ``described`` says the piece is one subject that is no step of a trace (none of
     its statements hangs it in one or types it with a TrustGraph class): a description, such as
     an agent, a knowledge-graph entity or a vocabulary label, that many traces may name."""
 
-    __slots__ = ("members", "subjects", "links", "strong", "size", "described", "axioms")
+    __slots__ = ("nodes", "subjects", "links", "strong", "size", "described", "axioms")
 
-    def __init__(self, members: list[int], subjects: array, links: array, strong: array = _NO_HASHES,
-                 described: bool = False, axioms: bool = False) -> None:
-        self.members, self.subjects, self.links, self.size = members, subjects, links, len(members)
+    def __init__(self, nodes: list, subjects: array, links: array, strong: array = _NO_HASHES,
+                 described: bool = False, axioms: bool = False, size: int = 0) -> None:
+        self.nodes, self.subjects, self.links, self.size = nodes, subjects, links, size
         self.strong, self.described, self.axioms = strong, described, axioms
 
 
-# Roles of a predicate while splitting: what it says of its subject and of what it links to.
-_PLAIN, _TYPE_ROLE, _STRUCTURAL, _AXIOM = 0, 1, 2, 3
-
-
-def _role(predicate: str) -> int:
-    if predicate == RDF_TYPE:
-        return _TYPE_ROLE
-    if predicate in STRUCTURAL:
-        return _STRUCTURAL
-    return _AXIOM if predicate == SUBCLASS else _PLAIN
-
-
-def split(quads: list) -> list[Piece]:
-    """The connected pieces of a range's quads. A link to a description (a subject that is no
-    step of a trace) joins nothing here: it is kept as a link, so that the meeting of the ranges
-    may treat a description every range repeats as a broadcast (see ``eligible``)."""
+def split(graph: TraceGraph) -> list[Piece]:
+    """The connected pieces of a range read into ``graph``, found from the graph's own index:
+    subjects joined along their links to steps of a trace. A link to a description (a subject
+    that is no step of a trace) joins nothing here: it is kept as a link, so that the meeting of
+    the ranges may treat a description every range repeats as a broadcast (see ``eligible``)."""
+    out, types = graph.out, graph.types
+    trustgraph_kinds = {kind for kind in set().union(*types.values()) if kind.startswith(TG)}
+    # Subjects that some statement of theirs hangs in a trace, by a link or a TrustGraph class.
+    stepping = {s for s, kinds in types.items() if not trustgraph_kinds.isdisjoint(kinds)}
+    stepping.update([s for s, props in out.items() if not STRUCTURAL.isdisjoint(props)])
+    axioms = {s for s, props in out.items() if SUBCLASS in props}  # subjects of rdfs:subClassOf
+    # Union-find over the subjects, written out in the loop: a call per link costs as much again.
     parent: dict = {}
-
-    def find(x):
-        while parent[x] is not x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    subjects = []
-    roles = []
-    stepping: set = set()  # subjects that some statement of theirs hangs in a trace
-    axioms: set = set()  # subjects of rdfs:subClassOf statements
-    known: dict = {}
-    last = k = None
-    for q in quads:
-        s = q.subject
-        if s != last:  # emitters write an entity's triples together: one key per run
-            last, k = s, key(s)
-        subjects.append(k)
-        p = q.predicate.value
-        role = known.get(p)
-        if role is None:
-            role = known[p] = _role(p)
-        roles.append(role)
-        if role:
-            if role == _STRUCTURAL:
-                stepping.add(k)
-            elif role == _TYPE_ROLE:
-                o = q.object
-                if type(o) is ox.NamedNode and o.value.startswith(TG):
-                    stepping.add(k)
-            else:
-                axioms.add(k)
-    parent.update((s, s) for s in dict.fromkeys(subjects))
     outside: dict = {}  # subject -> nodes it links to that are no step of a trace here
     strong: dict = {}  # subject -> nodes it links to by a structural predicate, outside its piece
-    for s, role, q in zip(subjects, roles, quads):
-        if role == _TYPE_ROLE:
-            continue
-        o = q.object
-        kind = type(o)
-        if kind is ox.NamedNode:
-            o = sys.intern(o.value)
-        elif kind is ox.BlankNode:
-            o = "_:" + o.value
-        else:
-            continue
-        if o in stepping:
-            a, b = find(s), find(o)
-            if a is not b:
-                parent[a] = b
-        else:
-            outside.setdefault(s, set()).add(o)
-            if role == _STRUCTURAL:
-                strong.setdefault(s, set()).add(o)
-    groups: dict = {}
-    for index, s in enumerate(subjects):
-        groups.setdefault(find(s), []).append(index)
+    for s, props in out.items():
+        for p, objects in props.items():
+            if p is RDF_TYPE:
+                continue
+            for o in objects:
+                if type(o) is not str:  # a literal or a triple term links nothing
+                    continue
+                if o in stepping:
+                    a = s
+                    while (up := parent.get(a)) is not None:
+                        a = up
+                    b = o
+                    while (up := parent.get(b)) is not None:
+                        b = up
+                    if a != b:
+                        parent[a] = b
+                        if s != b:  # halve the next walk from s
+                            parent[s] = b
+                else:
+                    outside.setdefault(s, set()).add(o)
+                    if p in STRUCTURAL:
+                        strong.setdefault(s, set()).add(o)
     nodes: dict = {}
-    for s in parent:
-        nodes.setdefault(find(s), []).append(s)
+    for s in out:
+        root = s
+        while (up := parent.get(root)) is not None:
+            root = up
+        held = nodes.get(root)
+        if held is None:
+            nodes[root] = [s]
+        else:
+            held.append(s)
+    sizes = statement_counts(graph, run_starts(graph))
     pieces = []
-    for root, members in groups.items():
-        own = nodes[root]
-        links = {o for s in own for o in outside.get(s, ())}
-        held = {o for s in own for o in strong.get(s, ())}
-        pieces.append(Piece(members, array("Q", map(node_hash, own)), array("Q", map(node_hash, links)),
-                            array("Q", map(node_hash, held)), len(own) == 1 and own[0] not in stepping,
-                            any(s in axioms for s in own)))
+    for own in nodes.values():
+        links = {o for s in own if s in outside for o in outside[s]} if outside else ()
+        held = {o for s in own if s in strong for o in strong[s]} if strong else ()
+        pieces.append(Piece(own, hashes(own), hashes(links) if links else _NO_HASHES,
+                            hashes(held) if held else _NO_HASHES, len(own) == 1 and own[0] not in stepping,
+                            not axioms.isdisjoint(own) if axioms else False, sum(map(sizes.__getitem__, own))))
     return pieces
+
+
+def run_starts(graph: TraceGraph) -> array:
+    """Where each run of a subject's statements starts (statement numbers, in order)."""
+    if not graph.later_runs:  # every subject's statements together: first statements are in order
+        return array("Q", graph.first_statement.values())
+    return array("Q", sorted([*graph.first_statement.values(), *chain.from_iterable(graph.later_runs.values())]))
+
+
+def statement_counts(graph: TraceGraph, starts: array) -> dict:
+    """How many statements of the graph (repeated ones too) each subject has, from ``starts``
+    (``run_starts``): a run lasts until the next one starts."""
+    ends = starts[1:]
+    ends.append(graph.statements + 1)
+    length = dict(zip(starts, map(int.__sub__, ends, starts)))
+    first = graph.first_statement
+    counts = dict(zip(first, map(length.__getitem__, first.values())))
+    for s, later in graph.later_runs.items():
+        counts[s] += sum(map(length.__getitem__, later))
+    return counts
+
+
+def positions(graph: TraceGraph, starts: array, node) -> Iterator[int]:
+    """The positions (from 0, in input order) of a subject's statements in its range's graph,
+    given the range's ``run_starts``: run by run, as they are asked for."""
+    for start in graph.runs(node):
+        following = bisect_right(starts, start)
+        yield from range(start - 1, (starts[following] if following < len(starts) else graph.statements + 1) - 1)
+
+
+def members(graph: TraceGraph, starts: array, piece: Piece) -> list[int]:
+    """The positions (from 0, in input order) of a piece's statements in its range's graph."""
+    found: list[int] = []
+    for s in piece.nodes:
+        found.extend(positions(graph, starts, s))
+    found.sort()
+    return found
 
 
 def keys(pieces: list[Piece], partitions: int) -> list[tuple]:

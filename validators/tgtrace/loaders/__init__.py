@@ -276,7 +276,7 @@ STDIN_TIMEOUT = 120.0
 
 def from_bytes(name: str, data: bytes, input_format: str | None = None, path: Path | None = None) -> Input:
     data = data.removeprefix(BOM)  # a UTF-8 byte order mark some editors write
-    if not data.strip():
+    if not data or data.isspace():  # not strip(): it would copy the whole input
         raise InputError(name, None, "is empty: holds no triples")
     fmt = input_format or _sniff(name, data)
     if fmt in ("json", "wire"):
