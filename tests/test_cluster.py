@@ -210,7 +210,7 @@ def trace_cuts(source: Path) -> list[int]:
     graph = TraceGraph(str(source), model=TRUSTGRAPH)
     graph.add_quads(ox.parse(source.read_bytes(), format=ox.RdfFormat.N_QUADS))
     cuts = set()
-    for question in graph.questions or [None]:
+    for question in graph.heads or [None]:
         members = {question, *graph.descendants(question)} if question is not None else None
         inside = [n for n, s in subjects.items() if members is None or key(s) in members]
         cuts.add(inside[len(inside) // 2])

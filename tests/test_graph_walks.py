@@ -68,7 +68,7 @@ def test_each_node_belongs_to_the_first_root_above_it(links, asked):
     def above(node):
         return graph.values(node, DERIVED)
 
-    questions_ = graph.questions
+    questions_ = graph.heads
     roots = sorted(q for q in questions_ if not (_reach(q, above) & questions_))
     # A derivation cycle of Questions with no root above it is a trace of its own, named by
     # its first Question.

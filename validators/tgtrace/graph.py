@@ -190,7 +190,7 @@ class TraceGraph:
         self.first_statement: dict = {}
         self.later_runs: dict = {}
         self.statements = 0
-        self._questions: set | None = None
+        self._heads: set | None = None
 
     # -------------------------------------------------------------- building
 
@@ -220,7 +220,7 @@ class TraceGraph:
                 kinds.add(o)
 
     def _invalidate(self) -> None:
-        self._inverse = self._superclasses = self._questions = None
+        self._inverse = self._superclasses = self._heads = None
         if self._facts:
             self._facts = {}
 
@@ -410,12 +410,13 @@ class TraceGraph:
     # ---------------------------------------------------------------- traces
 
     @property
-    def questions(self) -> set:
-        """The nodes of the trace model's root class (the traces' Questions)."""
-        if self._questions is None:
+    def heads(self) -> set:
+        """The nodes of the trace model's root class: the heads of traces (a trace's root is a head
+        that derives from no other head)."""
+        if self._heads is None:
             root = self.model.root
-            self._questions = {node for node, kinds in self.types.items() if root in kinds} if root else set()
-        return self._questions
+            self._heads = {node for node, kinds in self.types.items() if root in kinds} if root else set()
+        return self._heads
 
     def parents(self, node):
         """What node hangs under: what it derives from, and the entities that own it."""
@@ -434,20 +435,20 @@ class TraceGraph:
                         yield value
 
     def _traces(self) -> tuple[set, list, dict]:
-        """(Questions with a Question above them, the trace roots, node -> its trace's root),
+        """(heads with a head above them, the trace roots, node -> its trace's root),
         computed once and in time linear in the graph, however long its chains and cycles."""
-        questions, out, children = self.questions, self.out, self._children
-        # Only Questions are ever asked whether a Question is above them: walk up from each, which
-        # stops at the first Question met (a root has nothing above it), instead of walking down
-        # from every Question over whole traces.
+        heads, out, children = self.heads, self.out, self._children
+        # Only heads are ever asked whether a head is above them: walk up from each, which stops at
+        # the first head met (a root has nothing above it), instead of walking down from every
+        # head over whole traces.
         below: set = set()
-        for question in questions:
+        for head in heads:
             seen: set = set()
-            stack = list(out[question].get(DERIVED, _NONE)) if question in out else []
+            stack = list(out[head].get(DERIVED, _NONE)) if head in out else []
             while stack:
                 node = stack.pop()
-                if node in questions:
-                    below.add(question)
+                if node in heads:
+                    below.add(head)
                     break
                 if node not in seen:
                     seen.add(node)
@@ -456,7 +457,7 @@ class TraceGraph:
                         parents = props.get(DERIVED)
                         if parents:
                             stack.extend(parents)
-        roots = sorted(q for q in questions if q not in below)
+        roots = sorted(h for h in heads if h not in below)
         # What hangs under a node besides what derives from it: the sub-entities it owns, and
         # (releases up to 2.2.12) the steps prov:wasGeneratedBy it: read from the kinds of node
         # that have either.
@@ -497,30 +498,30 @@ class TraceGraph:
 
         for root in roots:
             spread(root)
-        # A Question on a derivation cycle has a Question above it (itself), so it is no root; a
-        # cycle with no root above it is still a trace, named by its first Question.
-        for question in sorted(questions):
-            if question not in member:
-                roots.append(question)
-                spread(question)
+        # A head on a derivation cycle has a head above it (itself), so it is no root; a cycle with
+        # no root above it is still a trace, named by its first head.
+        for head in sorted(heads):
+            if head not in member:
+                roots.append(head)
+                spread(head)
         return below, sorted(roots), member
 
     def roots(self) -> list:
-        """One Question per trace: those that derive, transitively, from no other Question."""
+        """One head per trace: those that derive, transitively, from no other head."""
         return self.fact("traces", TraceGraph._traces)[1]
 
     def root_of(self, node):
-        """The root Question of the trace node belongs to, else None."""
+        """The root of the trace node belongs to, else None."""
         return self.fact("traces", TraceGraph._traces)[2].get(node)
 
     def trace_members(self) -> dict:
-        """Every node of a trace -> its trace's root Question (what root_of reads)."""
+        """Every node of a trace -> its trace's root (what root_of reads)."""
         return self.fact("traces", TraceGraph._traces)[2]
 
-    def has_question_above(self, question) -> bool:
-        """A Question derives, transitively, from a Question (itself included, through a cycle);
-        known for Questions only."""
-        return question in self.fact("traces", TraceGraph._traces)[0]
+    def has_head_above(self, node) -> bool:
+        """A head derives, transitively, from a head (itself included, through a cycle); known for
+        heads only."""
+        return node in self.fact("traces", TraceGraph._traces)[0]
 
     # ----------------------------------------------------------------- lines
 

@@ -22,7 +22,7 @@ TRUSTGRAPH = TraceModel(QUESTION, OWNING)
 
 def is_root_question(graph: TraceGraph, node) -> bool:
     """A Question that derives from no Question, itself included (through a cycle), as the SPARQL says."""
-    return node in graph.questions and not graph.has_question_above(node)
+    return node in graph.heads and not graph.has_head_above(node)
 
 
 _AGENT_QUESTION, _CONCLUSION, _SYNTHESIS = TG + "AgentQuestion", TG + "Conclusion", TG + "Synthesis"

@@ -322,7 +322,7 @@ class _Builder:
             node = stack.pop()
             if node in self.assigned:
                 continue
-            if node != root and node in graph.questions:
+            if node != root and node in graph.heads:
                 nested.append(node)
                 continue
             self.assigned.add(node)

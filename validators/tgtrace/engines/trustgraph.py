@@ -113,7 +113,7 @@ def _iri_order(node) -> str:
 
 def _root_questions(graph: TraceGraph) -> list:
     """The Questions that derive from no Question (computed once per graph)."""
-    return graph.fact("root questions", lambda graph: [q for q in graph.questions if is_root_question(graph, q)])
+    return graph.fact("root questions", lambda graph: [q for q in graph.heads if is_root_question(graph, q)])
 
 
 # The three components below judge a root Question by a whole-trace fact. Their candidates are
