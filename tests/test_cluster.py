@@ -314,9 +314,10 @@ def lint_findings(shapes: Path, *args) -> list[tuple]:
     return sorted(((f["rule"], f["focus"], f["file"], f["line"]) for f in found), key=repr)
 
 
-@pytest.mark.parametrize("shared", [False, True], ids=["described-in-the-next-range", "described-nowhere"])
+@pytest.mark.parametrize(("shared", "later"), [(False, False), (True, False), (False, True)],
+                         ids=["described-in-the-next-range", "described-nowhere", "whole-trace-in-the-last-part"])
 def test_a_node_only_a_seam_links_to_in_a_range_is_judged_once_where_its_trace_is_whole(
-        tmp_path: Path, shared: bool):
+        tmp_path: Path, shared: bool, later: bool):
     # The first range holds a whole trace (a copy of a ReAct trace whose first Thought the input
     # never describes) and the head of an orchestrator trace, cut just after its first Analysis
     # links its Thought: that Thought's statements lie in the second range. The rule judging what
@@ -324,6 +325,8 @@ def test_a_node_only_a_seam_links_to_in_a_range_is_judged_once_where_its_trace_i
     # describes, linked only by the seam: judged there it would be a second, wrong finding.
     # ``shared``: the seam links instead to the copy's Thought, which no range describes, so the
     # first range holds a link to it from its whole trace and from the seam: one finding all the same.
+    # ``later``: the whole trace lies in the second range, so the finding on its Thought, which has
+    # no line, is judged there and names the first part, as one process names it.
     shapes = tmp_path / "shapes"
     shutil.copytree(ROOT / "shapes", shapes)
     with open(shapes / "agent.ttl", "a", encoding="utf-8") as handle:
@@ -339,8 +342,8 @@ def test_a_node_only_a_seam_links_to_in_a_range_is_judged_once_where_its_trace_i
     if shared:
         head[-1] = head[-1].replace(head[-1].split()[2], lost)
     first, second = tmp_path / "first.nq", tmp_path / "second.nq"
-    first.write_bytes(b"".join(copy + head))
-    second.write_bytes(b"".join(lines[cut_at:]))
+    first.write_bytes(b"".join(head if later else copy + head))
+    second.write_bytes(b"".join(lines[cut_at:] + copy if later else lines[cut_at:]))
     one = lint_findings(shapes, "--one-capture", str(first), str(second))
     judged = [focus for rule, focus, _, _ in one if rule == "S098"]
     assert judged == [lost.decode().strip("<>")]  # the rule runs, on the Thought no range describes

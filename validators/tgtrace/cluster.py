@@ -376,6 +376,9 @@ def _interior(parsed: Parsed, interior: array, origin: tuple, names: list, borro
                  if p is not tg.RDF_TYPE for o in objects if type(o) is str and o not in out)
     graph.locator = StatementPlaces(names, got.quads + described if described else got.quads,
                                     _RangePlaces(part, offset, got.lines, places_of))
+    # A finding on a node no statement describes has no line: one process names the capture's
+    # first part for it, whichever part links to the node.
+    graph.name = names[0]
     if described:
         graph.add_quads(described)
     return graph, frozenset(aside), triples
