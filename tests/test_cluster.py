@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -14,7 +17,7 @@ import pytest
 import tgtrace
 from capture_support import corpus, cut, moved, rows
 from click.testing import CliRunner
-from conftest import EXAMPLES
+from conftest import EXAMPLES, ROOT
 from tgtrace import cluster, traceviews
 from tgtrace.cli import main
 from tgtrace.graph import TraceGraph, key
@@ -276,6 +279,76 @@ def test_a_node_a_seam_names_but_its_range_does_not_describe_is_judged_with_its_
     assert stats["seam_triples"] and stats["interior_triples"]
     assert rows(report) == moved(whole, [(first, 0), (second, len(copy) + cut_at)])
     assert report.triples == whole.triples and report.terms_used == whole.terms_used
+
+
+# A contributor's rule that judges the node a link names, not the linking subject: the node's
+# own description decides it, so a range that holds the link but not the description must not
+# judge it.
+LINKED_THOUGHT_RULE = '''
+tgsh:LinkedThoughtShape a sh:NodeShape ;
+    rdfs:label "Linked Thought" ;
+    sh:targetObjectsOf tg:thought ;
+    sh:property tgsh:linked-thought-typed .
+
+tgsh:linked-thought-typed a sh:PropertyShape ;
+    tgl:code "S098" ; tgl:name "linked-thought-typed" ; tgl:family tgl:structure ;
+    sh:severity sh:Violation ;
+    sh:path rdf:type ;
+    sh:hasValue tg:Thought ;
+    sh:message "what tg:thought links to is not described as a tg:Thought" ;
+    sh:description "The node an Analysis links with tg:thought is a tg:Thought the input describes." ;
+    tgl:rationale "A Thought the input does not describe loses the step's reasoning." ;
+    tgl:fix "Emit the Thought with its Analysis." .
+'''
+
+
+def lint_findings(shapes: Path, *args) -> list[tuple]:
+    """(rule, focus, file, line) of each finding of `tg-trace lint` run with the shapes ``shapes``,
+    in a process of its own (the shapes are read once per process, by the client and by every
+    worker alike)."""
+    env = {**os.environ, "TG_TRACE_SHAPES": str(shapes)}
+    done = subprocess.run([sys.executable, "-m", "tgtrace.cli", "lint", "--no-config", "--fail-on", "never",
+                           "--format", "json", *args], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)["findings"]
+    return sorted(((f["rule"], f["focus"], f["file"], f["line"]) for f in found), key=repr)
+
+
+@pytest.mark.parametrize(("shared", "later"), [(False, False), (True, False), (False, True)],
+                         ids=["described-in-the-next-range", "described-nowhere", "whole-trace-in-the-last-part"])
+def test_a_node_only_a_seam_links_to_in_a_range_is_judged_once_where_its_trace_is_whole(
+        tmp_path: Path, shared: bool, later: bool):
+    # The first range holds a whole trace (a copy of a ReAct trace whose first Thought the input
+    # never describes) and the head of an orchestrator trace, cut just after its first Analysis
+    # links its Thought: that Thought's statements lie in the second range. The rule judging what
+    # tg:thought links to reaches, in the first range's graph, a node no statement there
+    # describes, linked only by the seam: judged there it would be a second, wrong finding.
+    # ``shared``: the seam links instead to the copy's Thought, which no range describes, so the
+    # first range holds a link to it from its whole trace and from the seam: one finding all the same.
+    # ``later``: the whole trace lies in the second range, so the finding on its Thought, which has
+    # no line, is judged there and names the first part, as one process names it.
+    shapes = tmp_path / "shapes"
+    shutil.copytree(ROOT / "shapes", shapes)
+    with open(shapes / "agent.ttl", "a", encoding="utf-8") as handle:
+        handle.write(LINKED_THOUGHT_RULE)
+    releases = EXAMPLES / "releases" / "2.11.1"
+    lines = (releases / "orchestrator-react.nq").read_bytes().splitlines(keepends=True)
+    cut_at = next(n for n, line in enumerate(lines, start=1) if b"/ns/thought>" in line)
+    copy = [line.replace(b"urn:trustgraph:", b"urn:trustgraph:copy:")
+            for line in (releases / "react.nq").read_bytes().splitlines(keepends=True)]
+    lost = next(line.split()[2] for line in copy if b"/ns/thought>" in line)
+    copy = [line for line in copy if not line.startswith(lost + b" ")]
+    head = lines[:cut_at]
+    if shared:
+        head[-1] = head[-1].replace(head[-1].split()[2], lost)
+    first, second = tmp_path / "first.nq", tmp_path / "second.nq"
+    first.write_bytes(b"".join(head if later else copy + head))
+    second.write_bytes(b"".join(lines[cut_at:] + copy if later else lines[cut_at:]))
+    one = lint_findings(shapes, "--one-capture", str(first), str(second))
+    judged = [focus for rule, focus, _, _ in one if rule == "S098"]
+    assert judged == [lost.decode().strip("<>")]  # the rule runs, on the Thought no range describes
+    # Each file is one range: the cut is where the files meet.
+    assert lint_findings(shapes, "--cluster", "local:2", str(first), str(second)) == one
 
 
 # ---------------------------------------------------------------- descriptions every range repeats

@@ -69,7 +69,6 @@ from .pieces import (
     keys,
     meet,
     members,
-    node_hash,
     positions,
     run_starts,
     split,
@@ -366,16 +365,20 @@ def _interior(parsed: Parsed, interior: array, origin: tuple, names: list, borro
         else:
             aside.update(piece.nodes)
             elsewhere.append(piece)
-    # Nodes only the pieces set aside link to and no statement here describes: a rule may still
-    # name one (a dangling link), and it is theirs to report where they are linted whole.
+    # Nodes the pieces set aside link to and no statement here describes: a rule that judges the
+    # node a link names (sh:targetObjectsOf) would judge one here without its description. Each is
+    # judged where those pieces are linted whole: with its statements, when another range holds
+    # them; else, described nowhere, once there, even when the interior links to it too (an
+    # interior piece linking to a node another range describes would have joined that range's
+    # piece, and be no interior).
     out = graph.out
-    dangling = {o for piece in elsewhere for s in piece.nodes for p, objects in out[s].items()
-                if p is not tg.RDF_TYPE for o in objects if type(o) is str and o not in out}
-    if dangling:
-        linked = {h for piece, group in zip(parsed.pieces, interior) if group >= 0 for h in piece.links}
-        aside.update(o for o in dangling if node_hash(o) not in linked)
+    aside.update(o for piece in elsewhere for s in piece.nodes for p, objects in out[s].items()
+                 if p is not tg.RDF_TYPE for o in objects if type(o) is str and o not in out)
     graph.locator = StatementPlaces(names, got.quads + described if described else got.quads,
                                     _RangePlaces(part, offset, got.lines, places_of))
+    # A finding on a node no statement describes has no line: one process names the capture's
+    # first part for it, whichever part links to the node.
+    graph.name = names[0]
     if described:
         graph.add_quads(described)
     return graph, frozenset(aside), triples
