@@ -1,3 +1,4 @@
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,15 @@ def example_traces(suffix: str) -> list[Path]:
     # A check that matched no file validates nothing: fail instead.
     assert found, f"no example traces *{suffix} under {EXAMPLES}"
     return found
+
+
+def shapes_with_rule(folder: Path, rule: str) -> Path:
+    """A contributor's copy of the packaged shapes in ``folder``, with ``rule`` (Turtle) added to
+    agent.ttl, as CONTRIBUTING's "adding a rule" does: what TG_TRACE_SHAPES then names."""
+    shutil.copytree(ROOT / "shapes", folder)
+    with open(folder / "agent.ttl", "a", encoding="utf-8") as handle:
+        handle.write(rule)
+    return folder
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import pytest
 import tgtrace
 from capture_support import corpus, cut, moved, rows
 from click.testing import CliRunner
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, shapes_with_rule
 from tgtrace import cluster, traceviews
 from tgtrace.cli import main
 from tgtrace.graph import TraceGraph, key
@@ -327,10 +326,7 @@ def test_a_node_only_a_seam_links_to_in_a_range_is_judged_once_where_its_trace_i
     # first range holds a link to it from its whole trace and from the seam: one finding all the same.
     # ``later``: the whole trace lies in the second range, so the finding on its Thought, which has
     # no line, is judged there and names the first part, as one process names it.
-    shapes = tmp_path / "shapes"
-    shutil.copytree(ROOT / "shapes", shapes)
-    with open(shapes / "agent.ttl", "a", encoding="utf-8") as handle:
-        handle.write(LINKED_THOUGHT_RULE)
+    shapes = shapes_with_rule(tmp_path / "shapes", LINKED_THOUGHT_RULE)
     releases = EXAMPLES / "releases" / "2.11.1"
     lines = (releases / "orchestrator-react.nq").read_bytes().splitlines(keepends=True)
     cut_at = next(n for n, line in enumerate(lines, start=1) if b"/ns/thought>" in line)

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, ROOT, shapes_with_rule
 
 NEW_RULE = '''
 tgsh:StepNumberShape a sh:NodeShape ;
@@ -50,12 +50,7 @@ ANALYSIS = "urn:trustgraph:agent:33a7dbc8-ce5b-58b6-91c6-ff32961e9c7d/i2"
 
 @pytest.fixture(scope="module")
 def shapes(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("shapes")
-    for path in (ROOT / "shapes").glob("*.ttl"):
-        shutil.copy(path, folder / path.name)
-    with open(folder / "agent.ttl", "a", encoding="utf-8") as handle:
-        handle.write(NEW_RULE)
-    return folder
+    return shapes_with_rule(tmp_path_factory.mktemp("contributor") / "shapes", NEW_RULE)
 
 
 def run(shapes: Path, *args, cwd=None) -> subprocess.CompletedProcess:

@@ -99,7 +99,7 @@ def test_two_statements_on_one_line_are_an_input_error(tmp_path: Path):
 def broadcast_of(texts: list[str], partitions: int = 2) -> set[str]:
     """The subjects the ranges (N-Triples text) would broadcast: eligible, then those whose
     descriptions link past the broadcast dropped until none does, as the cluster decides."""
-    from tgtrace.pieces import eligible, escapes, node_hash
+    from tgtrace.pieces import eligible, escapes, hashes
 
     pieces = [pieces_of(text) for text in texts]
     dealt = [keys(p, partitions) for p in pieces]
@@ -109,7 +109,7 @@ def broadcast_of(texts: list[str], partitions: int = 2) -> set[str]:
         if not leaving:
             break
         chosen -= leaving
-    subjects = {node_hash(q.subject.value): q.subject.value for text in texts
+    subjects = {hashes([q.subject.value])[0]: q.subject.value for text in texts
                 for q in ox.parse(text, format=ox.RdfFormat.N_TRIPLES)}
     return {subjects[h] for h in chosen}
 

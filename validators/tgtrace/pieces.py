@@ -42,7 +42,6 @@ not be, or keep a description from being broadcast, which changes no finding.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from array import array
 from bisect import bisect_right
@@ -61,16 +60,12 @@ STRUCTURAL = frozenset({DERIVED, GENERATED, *OWNING})
 _NO_HASHES = array("Q")
 
 
-def node_hash(node) -> int:
-    """A hash of a graph key that is the same in every process (str's hash is salted per process)."""
-    return int.from_bytes(hashlib.blake2b(str(node).encode(), digest_size=8).digest(), "little")
-
-
 _blake2b_64 = partial(blake2b, digest_size=8)
 
 
 def hashes(nodes) -> array:
-    """``node_hash`` of each node, at once: the digests joined and read as one array."""
+    """A 64-bit hash of each graph key, the same in every process (str's hash is salted per
+    process), at once: the digests joined and read as one array."""
     found = array("Q")
     # Mapped in C, node by node: no Python frame per node.
     found.frombytes(b"".join(map(blake2b.digest, map(_blake2b_64, map(str.encode, map(str, nodes))))))
