@@ -80,10 +80,26 @@ def test_the_client_gathers_far_less_than_a_hash_per_subject(tmp_path: Path):
 def test_a_range_knows_the_line_of_each_quad(text: bytes, lines: list[int], tmp_path: Path):
     path = tmp_path / "part.nq"
     path.write_bytes(text)
-    got = ranges.read(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path))
+    given: list = []
+    got = ranges.read(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path), _collect(given))
     assert got.error is None
     assert list(got.lines) == lines
-    assert got.quads == list(ox.parse(text, format=ox.RdfFormat.N_QUADS))
+    expected = list(ox.parse(text, format=ox.RdfFormat.N_QUADS))
+    # Given to the graph as they were parsed; kept as the range's lines, read again when asked for.
+    assert given == expected
+    assert list(got.quads) == expected
+    everything = got.text(range(len(lines)))
+    assert list(ox.parse(everything, format=ox.RdfFormat.N_QUADS)) == expected
+    assert list(ox.parse(got.text([len(lines) - 1, 0]), format=ox.RdfFormat.N_QUADS)) == [expected[-1], expected[0]]
+
+
+def _collect(into: list):
+    """A consumer of a range's quads, as a graph's add_quads is: keeps them, says how many it was given."""
+    def take(quads) -> int:
+        before = len(into)
+        into.extend(quads)
+        return len(into) - before
+    return take
 
 
 def test_two_statements_on_one_line_are_an_input_error(tmp_path: Path):
@@ -92,7 +108,7 @@ def test_two_statements_on_one_line_are_an_input_error(tmp_path: Path):
     text = b"<urn:a> <urn:p> <urn:b> . <urn:b> <urn:p> \"1\" .\n\n"
     path = tmp_path / "part.nq"
     path.write_bytes(text)
-    got = ranges.read(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path))
+    got = ranges.read(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path), _collect([]))
     assert got.error is not None and got.error[0] == 1
 
 

@@ -48,7 +48,7 @@ import resource
 import ssl
 from array import array
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from urllib.parse import urlsplit
 
 import pyoxigraph as ox
@@ -105,11 +105,11 @@ class Parsed:
     def __init__(self, got: ranges.RangeQuads, graph: TraceGraph | None, starts: array, pieces: list[Piece]) -> None:
         self.got, self.graph, self.starts, self.pieces = got, graph, starts, pieces
 
-    def quads_of(self, piece: Piece) -> tuple[list, list]:
-        """(the quads of a piece, in input order, the line of each within the range)."""
+    def text_of(self, piece: Piece) -> tuple[bytes, list]:
+        """(the statements of a piece as N-Quads text, in input order, the line of each within the range)."""
         got = self.got
         at = members(self.graph, self.starts, piece)  # type: ignore[arg-type]  # a range with pieces has a graph
-        return [got.quads[i] for i in at], [got.lines[i] for i in at]
+        return got.text(at), [got.lines[i] for i in at]
 
 
 if sizeof is not None:
@@ -202,11 +202,10 @@ def _parse(r: ranges.Range, name: str) -> Parsed:
     # A range's quads and graph are millions of objects and no cycles: the collector's passes
     # would walk them again and again (a quarter of the parse).
     with tg.collector_paused():
-        got = ranges.read(r, name)
+        graph = TraceGraph(name, model=TRUSTGRAPH)
+        got = ranges.read(r, name, graph.add_quads)
         if got.error is not None:
             return Parsed(got, None, array("Q"), [])
-        graph = TraceGraph(name, model=TRUSTGRAPH)
-        graph.add_quads(got.quads)
         starts = run_starts(graph)
         return Parsed(got, graph, starts, split(graph))
 
@@ -234,27 +233,25 @@ def _escapes(parsed: Parsed, broadcast: frozenset) -> tuple:
 def _describe(parsed: Parsed, chosen: list[int]) -> tuple:
     """The statements of this range's broadcast descriptions (pieces ``chosen``, each one
     subject), each triple once, at its first line here: (N-Quads text, lines within the range).
-    Emitters repeat a description in every trace that names it: its statements are read in
-    input order only until each of its distinct triples (the graph knows how many) is met."""
+    Emitters repeat a description in every trace that names it: a statement written as one
+    before is dropped unread, and what is left is parsed once, in one go."""
     got, graph = parsed.got, parsed.graph
     assert graph is not None  # a range with pieces has a graph
-    quads, lines = [], []
     with tg.collector_paused():
-        for number in chosen:
-            node = parsed.pieces[number].nodes[0]
-            left = sum(map(len, graph.out[node].values()))
-            seen: set = set()
-            for i in positions(graph, parsed.starts, node):
-                quad = got.quads[i]
-                triple = (quad.predicate, quad.object)
-                if triple not in seen:
-                    seen.add(triple)
-                    quads.append(quad)
-                    lines.append(got.lines[i])
-                    left -= 1
-                    if not left:
-                        break
-        return ox.serialize(quads, format=ox.RdfFormat.N_QUADS), lines
+        at = got.unrepeated([i for number in chosen
+                             for i in positions(graph, parsed.starts, parsed.pieces[number].nodes[0])])
+        text = got.text(at)
+        quads = list(ox.parse(text, format=ox.RdfFormat.N_QUADS))
+        seen: set = set()
+        kept = []
+        for n, quad in enumerate(quads):
+            triple = (quad.subject, quad.predicate, quad.object)
+            if triple not in seen:  # one triple written two ways
+                seen.add(triple)
+                kept.append(n)
+        if len(kept) < len(quads):
+            text = ox.serialize([quads[n] for n in kept], format=ox.RdfFormat.N_QUADS) or b""
+        return text, [got.lines[at[n]] for n in kept]
 
 
 def _description(described: list, origins: list) -> tuple:
@@ -287,13 +284,13 @@ def _borrowed(description) -> tuple[list, list, frozenset]:
 def _select(parsed: Parsed, seams: dict) -> dict:
     """This range's seam pieces per bucket: (N-Quads text, lines within the range, group) of
     each; ``seams`` maps a piece's number in the range to its (bucket, group). Text, one line per
-    quad in order: it is about half the bytes of pickled pyoxigraph quads, and both ends
-    (de)serialise it in Rust rather than object by object."""
+    quad in order, as written in the input: it is about half the bytes of pickled pyoxigraph
+    quads, and the receiving end parses it in Rust rather than object by object."""
     chosen: dict = defaultdict(list)
     with tg.collector_paused():
         for number, (bucket, group) in seams.items():
-            quads, lines = parsed.quads_of(parsed.pieces[number])
-            chosen[bucket].append((ox.serialize(quads, format=ox.RdfFormat.N_QUADS), lines, group))
+            text, lines = parsed.text_of(parsed.pieces[number])
+            chosen[bucket].append((text, lines, group))
     return dict(chosen)
 
 
@@ -324,6 +321,20 @@ def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterat
         batch_places.extend(places)
     if batch_quads:
         yield graph_of(names[0], names, batch_quads + described, batch_places + places_of), lent, len(batch_quads)
+
+
+class _Followed(Sequence):
+    """A range's statements followed by those of the descriptions lent to its graph."""
+
+    def __init__(self, own: Sequence, lent: list) -> None:
+        self.own, self.lent = own, lent
+
+    def __len__(self) -> int:
+        return len(self.own) + len(self.lent)
+
+    def __getitem__(self, n):
+        own = self.own
+        return own[n] if n < len(own) else self.lent[n - len(own)]
 
 
 class _RangePlaces:
@@ -374,13 +385,15 @@ def _interior(parsed: Parsed, interior: array, origin: tuple, names: list, borro
     out = graph.out
     aside.update(o for piece in elsewhere for s in piece.nodes for p, objects in out[s].items()
                  if p is not tg.RDF_TYPE for o in objects if type(o) is str and o not in out)
-    graph.locator = StatementPlaces(names, got.quads + described if described else got.quads,
-                                    _RangePlaces(part, offset, got.lines, places_of))
+    locator = StatementPlaces(names, _Followed(got.quads, described) if described else got.quads,
+                              _RangePlaces(part, offset, got.lines, places_of))
     # A finding on a node no statement describes has no line: one process names the capture's
     # first part for it, whichever part links to the node.
     graph.name = names[0]
     if described:
         graph.add_quads(described)
+    locator.starts = run_starts(graph) if described else parsed.starts
+    graph.locator = locator
     return graph, frozenset(aside), triples
 
 

@@ -9,6 +9,9 @@ the position it prefixes, is here too: the loaders print positions their way.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
+
 
 def syntax_message(exc: SyntaxError) -> str:
     """What a pyoxigraph parse error says, without the position it prefixes (callers print the
@@ -91,21 +94,34 @@ class StatementPlaces(Locator):
     lints): the graph's n-th statement is ``quads[n - 1]``, read at ``places[n - 1]`` (part
     index, line). Nothing is indexed while the graph is built: only the runs of the subjects a
     finding names are read again, as the line formats' locator does. A triple's place is its
-    first in input order; a subject's is its earliest known line."""
+    first in input order; a subject's is its earliest known line. ``starts``, when the graph is
+    built, holds where every run of the graph starts (in order): a subject's place is then read
+    from the places of its runs alone, no statement read again."""
 
     spans_parts = True
 
     def __init__(self, names: list[str], quads, places) -> None:
         self.names, self.quads, self.places_of = names, quads, places
+        self.starts: Sequence[int] | None = None
 
     def places(self, wanted, runs, statements, name):
-        quads, places = self.quads, self.places_of
+        quads, places, starts = self.quads, self.places_of, self.starts
         found: dict = {}
         for k in wanted:
             subject, predicate, obj = k
             best = None  # (rank, place): the earliest statement first among equals
             for start in runs.get(subject, ()):
                 n = start - 1
+                if predicate is None and starts is not None:
+                    # The run lasts until the next run starts.
+                    after = bisect_right(starts, start)
+                    end = starts[after] - 1 if after < len(starts) else statements
+                    for m in range(n, end):
+                        part, line = place = places[m]
+                        rank = (part, line or _LAST)
+                        if best is None or rank < best[0]:
+                            best = (rank, place)
+                    continue
                 while n < len(quads) and quads[n].subject == subject:
                     quad = quads[n]
                     if predicate is None or (quad.predicate == predicate and quad.object == obj):

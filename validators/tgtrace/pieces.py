@@ -312,4 +312,5 @@ def graph_of(name: str, names: list[str], quads: list, places: list[tuple[int, i
     quads = [quads[i] for i in order]
     graph = TraceGraph(name, StatementPlaces(names, quads, [places[i] for i in order]), TRUSTGRAPH)
     graph.add_quads(quads)
+    graph.locator.starts = run_starts(graph)  # type: ignore[attr-defined]  # the StatementPlaces above
     return graph

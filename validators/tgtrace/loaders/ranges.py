@@ -15,7 +15,10 @@ before it once every range has said how many it holds.
 from __future__ import annotations
 
 import os
+from array import array
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import PurePosixPath
 
 import pyoxigraph as ox
@@ -44,17 +47,76 @@ class Range:
     format: str | None  # splittable format, or None: read whole, format from the name and content
 
 
+class LineStatements(Sequence):
+    """The statements of a line-format range, kept as the range's bytes rather than as parsed
+    quads (a quad object costs several times its line): the n-th statement (from 0) is on line
+    ``lines[n]``, parsed again only when asked for (the few a finding names, a range's seams)."""
+
+    def __init__(self, data: bytes, rdf_format, lines: Sequence[int]) -> None:
+        self.data, self.format, self.lines = data, rdf_format, lines
+        self._ends: array | None = None
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def _line(self, n: int) -> bytes:
+        ends = self._ends
+        if ends is None:
+            # The bytes before each line, newlines not counted: 8 bytes a line, made once (in C)
+            # when a statement is first asked for. Line k (from 0) starts at ends[k] + k.
+            ends = self._ends = array("Q", accumulate(map(len, self.data.split(b"\n")), initial=0))
+        line = self.lines[n] - 1
+        return self.data[ends[line] + line:ends[line + 1] + line]
+
+    def __getitem__(self, n):
+        return next(iter(ox.parse(self._line(n), format=self.format)))
+
+    def text(self, positions: Iterable[int]) -> bytes:
+        """The statements at ``positions`` as N-Quads text, one a line, in that order: their lines
+        as written (N-Triples is N-Quads without graph names), nothing parsed or serialised."""
+        return b"".join(self._line(n) + b"\n" for n in positions)
+
+
 @dataclass
 class RangeQuads:
-    """What a range holds: its quads with the line of each (numbered within the range), how many
-    lines it has, and the first input error met (its line within the range)."""
+    """What a range holds: its quads (a list, or a line format's ``LineStatements``) with the line
+    of each (numbered within the range), how many lines it has, and the first input error met (its
+    line within the range)."""
 
-    quads: list = field(default_factory=list)
-    lines: list = field(default_factory=list)
+    quads: Sequence = field(default_factory=list)
+    lines: Sequence[int | None] = field(default_factory=list)
     line_count: int = 0
     error: tuple[int | None, str] | None = None
     # Whether lines are the file's own (a file read whole): no offset is added to them.
     whole: bool = False
+
+    def unrepeated(self, positions: Iterable[int]) -> list[int]:
+        """``positions`` without those whose statement is written as one before (emitters repeat a
+        description word for word in every trace that names it), read without parsing."""
+        quads = self.quads
+        seen: set = set()
+        kept = []
+        if isinstance(quads, LineStatements):
+            for n in positions:
+                line = quads._line(n)
+                if line not in seen:
+                    seen.add(line)
+                    kept.append(n)
+            return kept
+        for n in positions:
+            quad = quads[n]
+            triple = (quad.subject, quad.predicate, quad.object)
+            if triple not in seen:
+                seen.add(triple)
+                kept.append(n)
+        return kept
+
+    def text(self, positions: Iterable[int]) -> bytes:
+        """The statements at ``positions`` (from 0), in that order, as N-Quads text."""
+        quads = self.quads
+        if isinstance(quads, LineStatements):
+            return quads.text(positions)
+        return ox.serialize([quads[n] for n in positions], format=ox.RdfFormat.N_QUADS) or b""
 
 
 def _filesystem(url: str):
@@ -130,51 +192,63 @@ def _range_bytes(url: str, start: int, end: int) -> bytes:
     return data
 
 
-def read(r: Range, name: str) -> RangeQuads:
-    """The quads of one range, each with its line; an input error is recorded, not raised."""
+def read(r: Range, name: str, into: Callable[[Iterable], int]) -> RangeQuads:
+    """The quads of one range, each with its line, given to ``into`` (a graph's ``add_quads``)
+    in input order as they are parsed; an input error is recorded, not raised (what ``into`` was
+    given by then is to be dropped). ``into`` returns how many quads it was given."""
     got = RangeQuads()
     try:
         if r.end is None:
             _read_whole(r, name, got)
+            into(got.quads)
             return got
         data = _range_bytes(r.url, r.start, r.end)
         if r.start == 0:
             data = data.removeprefix(BOM)
         got.line_count = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         if r.format == "jsonl":
+            quads: list = []
+            lines: list = []
             for number, batch in jsonl_events(name, data.split(b"\n")):
-                got.quads.extend(batch)
-                got.lines.extend([number] * len(batch))
+                quads.extend(batch)
+                lines.extend([number] * len(batch))
+            got.quads, got.lines = quads, lines
+            into(quads)
         else:
-            _read_lines(data, r.format, name, got)  # type: ignore[arg-type]  # a range with an end has a format
+            _read_lines(data, r.format, name, got, into)  # type: ignore[arg-type]  # a range with an end has a format
     except InputError as exc:
         got.error = (exc.line, exc.problem)
     return got
 
 
-def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads) -> None:
-    """N-Quads or N-Triples: parsed at once; when every statement line holds one statement,
-    the n-th quad is on the n-th such line, else each line is parsed on its own."""
+def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads, into: Callable[[Iterable], int]) -> None:
+    """N-Quads or N-Triples: parsed at once, straight into ``into`` (no quad is held); when every
+    statement line holds one statement, the n-th quad is on the n-th such line, else each line
+    is parsed again on its own to learn its statements' lines."""
     rdf_format = RDF_FORMATS[fmt]
     if not data or data.isspace():  # isspace stops at the first other byte; strip would copy the range
         return
     holder = from_bytes(name, data, fmt)
     with holder.reading():
-        quads = list(ox.parse(data, format=rdf_format))
+        count = into(ox.parse(data, format=rdf_format))
     # The parser refuses a second statement on a line, so as many quads as lines means one on
     # every line: the n-th quad is on line n, known without a scan line by line (a third of the parse).
-    if len(quads) == got.line_count:
-        got.quads, got.lines = quads, range(1, len(quads) + 1)  # type: ignore[assignment]  # complete: read, never extended
+    if count == got.line_count:
+        got.quads = LineStatements(data, rdf_format, range(1, count + 1))
+        got.lines = got.quads.lines
         return
     raw = data.split(b"\n")
     statements = [n for n, line in enumerate(raw, start=1) if line.strip() and not line.lstrip().startswith(b"#")]
-    if len(statements) == len(quads):
-        got.quads, got.lines = quads, statements
+    if len(statements) == count:
+        got.quads = LineStatements(data, rdf_format, statements)
+        got.lines = statements
         return
+    quads, lines = [], []
     for number, line in enumerate(raw, start=1):
         for quad in ox.parse(line, format=rdf_format) if line.strip() else ():
-            got.quads.append(quad)
-            got.lines.append(number)
+            quads.append(quad)
+            lines.append(number)
+    got.quads, got.lines = quads, lines
 
 
 def _read_whole(r: Range, name: str, got: RangeQuads) -> None:
