@@ -381,3 +381,34 @@ def test_a_description_every_range_repeats_is_reported_and_counted_once(tmp_path
     assert report.trace_models == one.trace_models
     spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=200_000)
     assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))
+
+
+def test_a_description_with_a_statement_written_two_ways_is_read_whole(tmp_path: Path, client):
+    # A range reads a repeated description only until it has met as many different statements
+    # as the description has distinct triples, telling statements apart by how they are written.
+    # Here the agent's first description writes its first statement twice, the second time spaced
+    # differently (the same triple), and ends with a misspelt predicate no other repetition has:
+    # the range must read on to it, and report it at its line, as one process does.
+    lines = corpus(10_000, tmp_path).read_bytes().splitlines(keepends=True)
+    first = next(n for n, line in enumerate(lines) if line.startswith(AGENT + b" "))
+    end = next(n for n in range(first, len(lines)) if not lines[n].startswith(AGENT + b" "))
+    respelt = lines[first].replace(b" ", b"   ", 2)
+    assert respelt != lines[first] and list(ox.parse(respelt, format=ox.RdfFormat.N_QUADS)) == \
+        list(ox.parse(lines[first], format=ox.RdfFormat.N_QUADS))
+    lines.insert(end, AGENT + b' <https://trustgraph.ai/ns/labell> "chunker" .\n')
+    lines.insert(first + 1, respelt)
+    capture = tmp_path / "capture.nq"
+    capture.write_bytes(b"".join(lines))
+    parts = cut(capture, tmp_path, parts=4, seed=17)
+    names = [str(p) for p, _ in parts]
+    one = tgtrace.lint(*names, one_capture=True, fail_on="never")
+    stats: dict = {}
+    report = cluster.lint(*names, settings=ONE_CAPTURE, client=client, chunk=200_000, stats=stats)
+    assert stats["broadcast_subjects"]
+    agent = AGENT.decode().strip("<>")
+    own = [(f.rule, f.file, f.line) for f in report.findings if f.focus == agent]
+    assert [rule for rule, _, _ in own] == ["V002"]
+    assert own == [(f.rule, f.file, f.line) for f in one.findings if f.focus == agent]
+    assert rows(report) == rows(one)
+    assert report.triples == one.triples
+    assert report.terms_used == one.terms_used and report.type_sets == one.type_sets

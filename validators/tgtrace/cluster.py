@@ -113,13 +113,13 @@ class Parsed:
 
 
 if sizeof is not None:
-    # What a parsed range holds, as resident memory measured it (about 720 bytes a quad, its
-    # graph and pieces included). Dask's scheduler weighs moving a task's inputs against running
+    # What a parsed range holds, as resident memory measured it (about 460 bytes a quad: its
+    # bytes, graph and pieces). Dask's scheduler weighs moving a task's inputs against running
     # it where they lie; left to its default it sees a few dozen bytes, and moves whole ranges
     # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
     @sizeof.register(Parsed)
     def _range_size(parsed: Parsed) -> int:
-        return 720 * len(parsed.got.quads)
+        return 460 * len(parsed.got.quads)
 
 
 def available() -> bool:
@@ -181,8 +181,11 @@ def connect(address: str, trust_network: bool = False):
     if address.startswith("local:"):
         # Loopback only: nothing off this machine joins. Its scheduler steals no task: a task waits
         # for the worker that holds its range, where running it elsewhere would first move the range
-        # there, pickled quad by quad.
-        with dask.config.set({"distributed.scheduler.work-stealing": False}):
+        # there. Its workers are forked from this process, which has imported Dask and the linter
+        # already: a spawned worker imports both again (about 0.7 s of CPU each, a sixth of linting
+        # a million triples). Forked while the client's threads wait on the event loop that forks.
+        with dask.config.set({"distributed.scheduler.work-stealing": False,
+                              "distributed.worker.multiprocessing-method": "fork"}):
             cluster = LocalCluster(n_workers=int(address.removeprefix("local:")), threads_per_worker=1,
                                    processes=True, dashboard_address=":0", host="127.0.0.1")
         return Client(cluster)
@@ -233,25 +236,30 @@ def _escapes(parsed: Parsed, broadcast: frozenset) -> tuple:
 def _describe(parsed: Parsed, chosen: list[int]) -> tuple:
     """The statements of this range's broadcast descriptions (pieces ``chosen``, each one
     subject), each triple once, at its first line here: (N-Quads text, lines within the range).
-    Emitters repeat a description in every trace that names it: a statement written as one
-    before is dropped unread, and what is left is parsed once, in one go."""
+    Emitters repeat a description in every trace that names it: its statements are read in
+    input order only until as many as its distinct triples (the graph knows how many) are met,
+    a statement written as one before passed over unparsed; what is kept is parsed in one go."""
     got, graph = parsed.got, parsed.graph
     assert graph is not None  # a range with pieces has a graph
+    quads: list = []
+    lines: list = []
     with tg.collector_paused():
-        at = got.unrepeated([i for number in chosen
-                             for i in positions(graph, parsed.starts, parsed.pieces[number].nodes[0])])
-        text = got.text(at)
-        quads = list(ox.parse(text, format=ox.RdfFormat.N_QUADS))
-        seen: set = set()
-        kept = []
-        for n, quad in enumerate(quads):
-            triple = (quad.subject, quad.predicate, quad.object)
-            if triple not in seen:  # one triple written two ways
-                seen.add(triple)
-                kept.append(n)
-        if len(kept) < len(quads):
-            text = ox.serialize([quads[n] for n in kept], format=ox.RdfFormat.N_QUADS) or b""
-        return text, [got.lines[at[n]] for n in kept]
+        for number in chosen:
+            node = parsed.pieces[number].nodes[0]
+            distinct = sum(map(len, graph.out[node].values()))
+            at = got.unrepeated(positions(graph, parsed.starts, node), distinct)
+            read = list(ox.parse(got.text(at), format=ox.RdfFormat.N_QUADS))
+            if len({(q.predicate, q.object) for q in read}) < distinct:  # a triple written two ways
+                at = got.unrepeated(positions(graph, parsed.starts, node))
+                read = list(ox.parse(got.text(at), format=ox.RdfFormat.N_QUADS))
+            seen: set = set()
+            for n, quad in zip(at, read):
+                triple = (quad.predicate, quad.object)
+                if triple not in seen:
+                    seen.add(triple)
+                    quads.append(quad)
+                    lines.append(got.lines[n])
+        return ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b"", lines
 
 
 def _description(described: list, origins: list) -> tuple:

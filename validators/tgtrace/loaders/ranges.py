@@ -90,25 +90,28 @@ class RangeQuads:
     # Whether lines are the file's own (a file read whole): no offset is added to them.
     whole: bool = False
 
-    def unrepeated(self, positions: Iterable[int]) -> list[int]:
+    def unrepeated(self, positions: Iterable[int], enough: int | None = None) -> list[int]:
         """``positions`` without those whose statement is written as one before (emitters repeat a
-        description word for word in every trace that names it), read without parsing."""
+        description word for word in every trace that names it), read without parsing; only until
+        ``enough`` are kept, when given."""
         quads = self.quads
         seen: set = set()
-        kept = []
-        if isinstance(quads, LineStatements):
-            for n in positions:
-                line = quads._line(n)
-                if line not in seen:
-                    seen.add(line)
-                    kept.append(n)
+        kept: list[int] = []
+        if enough is not None and enough <= 0:
             return kept
+        line_of = quads._line if isinstance(quads, LineStatements) else None
+        written: bytes | tuple
         for n in positions:
-            quad = quads[n]
-            triple = (quad.subject, quad.predicate, quad.object)
-            if triple not in seen:
-                seen.add(triple)
+            if line_of is not None:
+                written = line_of(n)
+            else:
+                quad = quads[n]
+                written = (quad.subject, quad.predicate, quad.object)
+            if written not in seen:
+                seen.add(written)
                 kept.append(n)
+                if len(kept) == enough:
+                    break
         return kept
 
     def text(self, positions: Iterable[int]) -> bytes:
