@@ -124,10 +124,12 @@ class Measure:
 # Running one command in a fresh process
 # ---------------------------------------------------------------------------
 
-def _tree_rss_kb(root: int) -> int:
-    """Resident memory of a process and all its descendants, from /proc."""
+def _tree_sample(root: int, cpu: dict[int, float]) -> int:
+    """Resident memory (KB) of a process and all its descendants, from /proc; records the CPU
+    seconds (user + system) each of them has used so far in ``cpu``, by pid."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
+    used: dict[int, float] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -137,7 +139,8 @@ def _tree_rss_kb(root: int) -> int:
             fields = stat[stat.rindex(b")") + 2:].split()
             pid = int(entry.name)
             parents[pid] = int(fields[1])
-            rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE") // 1024
+            rss[pid] = int(fields[21]) * PAGE // 1024
+            used[pid] = (int(fields[11]) + int(fields[12])) / TICKS
         except (OSError, ValueError, IndexError):
             continue
     tree, frontier = {root}, [root]
@@ -147,7 +150,12 @@ def _tree_rss_kb(root: int) -> int:
             if ppid == parent and pid not in tree:
                 tree.add(pid)
                 frontier.append(pid)
+    cpu.update((pid, used[pid]) for pid in tree if pid in used)
     return sum(rss.get(pid, 0) for pid in tree)
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def run_measured(cmd: list[str], stdout_path: Path, sample_tree: bool = False,
@@ -158,17 +166,23 @@ def run_measured(cmd: list[str], stdout_path: Path, sample_tree: bool = False,
     command that forks covers its largest single process; with
     ``sample_tree`` it is instead the largest sum over the whole process
     tree, sampled every 50 ms, as parallel workers are alive at once.
+    CPU time is the kernel's figure for the command and the children it
+    waited for (wait4); with ``sample_tree``, the whole tree's sampled CPU
+    time when that is larger: a process the command never waits for (a
+    fork server, and the workers it forked and reaped) is missing from
+    wait4's figure, and the samples miss at most each process's last 50 ms.
     """
     with open(stdout_path, "wb") as out:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, cwd=cwd)
         peak_tree = [0]
+        tree_cpu: dict[int, float] = {}
         done = threading.Event()
         sampler = None
         if sample_tree:
             def sample():
                 while not done.wait(0.05):
-                    peak_tree[0] = max(peak_tree[0], _tree_rss_kb(proc.pid))
+                    peak_tree[0] = max(peak_tree[0], _tree_sample(proc.pid, tree_cpu))
             sampler = threading.Thread(target=sample, daemon=True)
             sampler.start()
         err = proc.stderr.read()
@@ -184,7 +198,8 @@ def run_measured(cmd: list[str], stdout_path: Path, sample_tree: bool = False,
     rss_kb = max(usage.ru_maxrss, peak_tree[0]) if sample_tree else usage.ru_maxrss
     # CPU time covers the workers a parallel run waited for; it is less sensitive
     # than wall time to other load on the machine.
-    return wall, rss_kb / 1024, usage.ru_utime + usage.ru_stime
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, rss_kb / 1024, max(cpu, sum(tree_cpu.values()))
 
 
 def tg_trace_command() -> list[str]:

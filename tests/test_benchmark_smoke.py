@@ -54,3 +54,27 @@ def test_corpus_is_deterministic_and_sized(tmp_path):
     # Every injected fault names a node the corpus describes.
     text = first.read_text()
     assert all(f"<{f['focus']}>" in text for f in manifest["faults"])
+
+
+# A command that starts a child burning half a second of CPU and exits without waiting for it,
+# as a local cluster's fork server (and the workers it forks) is never waited for by the client.
+UNWAITED_CHILD = """\
+import os, sys, time
+child = os.posix_spawn(sys.executable, [sys.executable, "-c",
+                                        "import time\\nwhile time.process_time() < 0.5: pass"], os.environ)
+while open(f"/proc/{child}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+    time.sleep(0.02)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the tree is sampled from /proc")
+def test_a_parallel_rows_cpu_counts_the_processes_its_command_never_waits_for(tmp_path):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import run
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    command = [sys.executable, "-c", UNWAITED_CHILD]
+    _, _, waited = run.run_measured(command, tmp_path / "out", cwd=tmp_path)
+    _, _, sampled = run.run_measured(command, tmp_path / "out", sample_tree=True, cwd=tmp_path)
+    assert waited < 0.45 <= sampled

@@ -3,11 +3,13 @@ join them grows with the pieces and what crosses ranges, not with the entities."
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 from capture_support import corpus, cut
+from conftest import EXAMPLES
 from tgtrace import cluster
 from tgtrace.graph import TraceGraph
 from tgtrace.loaders import ranges
@@ -91,6 +93,9 @@ def test_a_range_knows_the_line_of_each_quad(text: bytes, lines: list[int], tmp_
     everything = got.text(range(len(lines)))
     assert list(ox.parse(everything, format=ox.RdfFormat.N_QUADS)) == expected
     assert list(ox.parse(got.text([len(lines) - 1, 0]), format=ox.RdfFormat.N_QUADS)) == [expected[-1], expected[0]]
+    # A worker that lost its own copy fetches the range from the one that read it, pickled.
+    moved = pickle.loads(pickle.dumps(got))
+    assert list(moved.quads) == expected and list(moved.lines) == lines
 
 
 def _collect(into: list):
@@ -171,3 +176,16 @@ def test_the_rules_reach_decides_whether_descriptions_may_be_broadcast():
     assert "http://www.w3.org/ns/prov#wasAssociatedWith" in reach and not reach <= STRUCTURAL
     sparql = prefixes + 'ex:s a sh:NodeShape ; sh:targetClass ex:C ; sh:sparql [ sh:select "SELECT $this WHERE { }" ] .'
     assert Engine.from_graph(rdflib.Graph().parse(data=sparql, format="turtle")).inverse_reach() is None
+
+
+def test_a_parsed_range_can_move_to_another_worker(tmp_path: Path):
+    """When a worker is lost, the tasks of its ranges may run where another copy lies: a parsed
+    range (its bytes, graph and pieces) is pickled there and reads the same."""
+    text = (EXAMPLES / "supervisor.nq").read_bytes()
+    path = tmp_path / "part.nq"
+    path.write_bytes(text)
+    parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path))
+    assert parsed.got.error is None and parsed.pieces
+    moved = pickle.loads(pickle.dumps(parsed))
+    assert [moved.text_of(p) for p in moved.pieces] == [parsed.text_of(p) for p in parsed.pieces]
+    assert moved.graph.out == parsed.graph.out

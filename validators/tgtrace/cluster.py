@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import heapq
 import ipaddress
+import multiprocessing
 import os
 import resource
 import ssl
@@ -82,10 +83,14 @@ try:
     from dask.sizeof import sizeof
     from distributed import Client, LocalCluster
     from distributed.security import Security
+    from distributed.utils import get_mp_context
 except ImportError:  # the optional extra is not installed
-    dask = Client = LocalCluster = Security = sizeof = None  # type: ignore[assignment,misc]
+    dask = Client = LocalCluster = Security = sizeof = get_mp_context = None  # type: ignore[assignment,misc]
 
 INSTALL = "pip install 'trustgraph-ontology[cluster]'"
+# How a local cluster starts its workers: from a fork server where the platform has one (not Windows).
+_START_METHOD = ({"distributed.worker.multiprocessing-method": "forkserver"}
+                 if "forkserver" in multiprocessing.get_all_start_methods() else {})
 # Triples of whole traces linted as one graph by a lint task: bounds a worker's memory.
 BATCH_TRIPLES = 250_000
 # Bytes of a line-format input per range: enough ranges to keep every worker busy, few enough to
@@ -181,11 +186,15 @@ def connect(address: str, trust_network: bool = False):
     if address.startswith("local:"):
         # Loopback only: nothing off this machine joins. Its scheduler steals no task: a task waits
         # for the worker that holds its range, where running it elsewhere would first move the range
-        # there. Its workers are forked from this process, which has imported Dask and the linter
-        # already: a spawned worker imports both again (about 0.7 s of CPU each, a sixth of linting
-        # a million triples). Forked while the client's threads wait on the event loop that forks.
-        with dask.config.set({"distributed.scheduler.work-stealing": False,
-                              "distributed.worker.multiprocessing-method": "fork"}):
+        # there.
+        with dask.config.set({"distributed.scheduler.work-stealing": False, **_START_METHOD}):
+            if _START_METHOD:
+                # One fresh process imports Dask and the linter once, and every worker is forked
+                # from it ready to run: a spawned worker imports both again (about 0.7 s of CPU
+                # each, a sixth of linting a million triples). Not forked from this process, whose
+                # threads (Dask's event loop) may hold locks a child would wait on for ever, and
+                # whose memory a forked worker would count as its own.
+                get_mp_context().set_forkserver_preload([__name__])
             cluster = LocalCluster(n_workers=int(address.removeprefix("local:")), threads_per_worker=1,
                                    processes=True, dashboard_address=":0", host="127.0.0.1")
         return Client(cluster)

@@ -52,8 +52,10 @@ class LineStatements(Sequence):
     quads (a quad object costs several times its line): the n-th statement (from 0) is on line
     ``lines[n]``, parsed again only when asked for (the few a finding names, a range's seams)."""
 
-    def __init__(self, data: bytes, rdf_format, lines: Sequence[int]) -> None:
-        self.data, self.format, self.lines = data, rdf_format, lines
+    def __init__(self, data: bytes, fmt: str, lines: Sequence[int]) -> None:
+        # The format by name: a parsed range may be moved to another worker, pickled, and
+        # pyoxigraph's format objects do not pickle.
+        self.data, self.format, self.lines = data, fmt, lines
         self._ends: array | None = None
 
     def __len__(self) -> int:
@@ -69,7 +71,7 @@ class LineStatements(Sequence):
         return self.data[ends[line] + line:ends[line + 1] + line]
 
     def __getitem__(self, n):
-        return next(iter(ox.parse(self._line(n), format=self.format)))
+        return next(iter(ox.parse(self._line(n), format=RDF_FORMATS[self.format])))
 
     def text(self, positions: Iterable[int]) -> bytes:
         """The statements at ``positions`` as N-Quads text, one a line, in that order: their lines
@@ -237,13 +239,13 @@ def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads, into: Callabl
     # The parser refuses a second statement on a line, so as many quads as lines means one on
     # every line: the n-th quad is on line n, known without a scan line by line (a third of the parse).
     if count == got.line_count:
-        got.quads = LineStatements(data, rdf_format, range(1, count + 1))
+        got.quads = LineStatements(data, fmt, range(1, count + 1))
         got.lines = got.quads.lines
         return
     raw = data.split(b"\n")
     statements = [n for n, line in enumerate(raw, start=1) if line.strip() and not line.lstrip().startswith(b"#")]
     if len(statements) == count:
-        got.quads = LineStatements(data, rdf_format, statements)
+        got.quads = LineStatements(data, fmt, statements)
         got.lines = statements
         return
     quads, lines = [], []
