@@ -350,6 +350,25 @@ def test_a_node_only_a_seam_links_to_in_a_range_is_judged_once_where_its_trace_i
 # ---------------------------------------------------------------- descriptions every range repeats
 
 AGENT = b"<https://trustgraph.ai/agent/chunker>"
+# A statement of the agent's with a misspelt tg: predicate: V002, the agent's own finding.
+MISSPELT = AGENT + b' <https://trustgraph.ai/ns/labell> "chunker" .\n'
+
+
+def _cut_and_linted_both_ways(lines: list[bytes], tmp_path: Path, client) -> tuple:
+    """The capture of ``lines`` cut into 4 parts, linted as one capture by one process and on the
+    cluster in small ranges: (capture, parts, one process's report, the cluster's, its statistics)."""
+    capture = tmp_path / "capture.nq"
+    capture.write_bytes(b"".join(lines))
+    parts = cut(capture, tmp_path, parts=4, seed=17)
+    names = [str(p) for p, _ in parts]
+    stats: dict = {}
+    report = cluster.lint(*names, settings=ONE_CAPTURE, client=client, chunk=200_000, stats=stats)
+    return capture, parts, tgtrace.lint(*names, one_capture=True, fail_on="never"), report, stats
+
+
+def _agent_findings(report) -> list[tuple]:
+    agent = AGENT.decode().strip("<>")
+    return [(f.rule, f.file, f.line) for f in report.findings if f.focus == agent]
 
 
 def test_a_description_every_range_repeats_is_reported_and_counted_once(tmp_path: Path, client):
@@ -362,19 +381,12 @@ def test_a_description_every_range_repeats_is_reported_and_counted_once(tmp_path
     described = [n for n, line in enumerate(lines) if line.startswith(AGENT + b" ")]
     assert len(described) > 8
     faulty = described[len(described) // 2] + 1
-    lines.insert(faulty, AGENT + b' <https://trustgraph.ai/ns/labell> "chunker" .\n')
-    capture = tmp_path / "capture.nq"
-    capture.write_bytes(b"".join(lines))
-    parts = cut(capture, tmp_path, parts=4, seed=17)
+    lines.insert(faulty, MISSPELT)
+    capture, parts, one, report, stats = _cut_and_linted_both_ways(lines, tmp_path, client)
     names = [str(p) for p, _ in parts]
-    one = tgtrace.lint(*names, one_capture=True, fail_on="never")
-    stats: dict = {}
-    report = cluster.lint(*names, settings=ONE_CAPTURE, client=client, chunk=200_000, stats=stats)
     assert stats["ranges"] > len(parts) and stats["broadcast_subjects"] and stats["broadcast_triples"]
-    agent = AGENT.decode().strip("<>")
-    own = [(f.rule, f.file, f.line) for f in report.findings if f.focus == agent]
-    assert [rule for rule, _, _ in own] == ["V002"]
-    assert own == [(f.rule, f.file, f.line) for f in one.findings if f.focus == agent]
+    assert [rule for rule, _, _ in _agent_findings(report)] == ["V002"]
+    assert _agent_findings(report) == _agent_findings(one)
     assert rows(report) == rows(one) == moved(tgtrace.lint(str(capture), fail_on="never"), parts)
     assert report.triples == one.triples
     assert report.terms_used == one.terms_used and report.type_sets == one.type_sets
@@ -395,20 +407,12 @@ def test_a_description_with_a_statement_written_two_ways_is_read_whole(tmp_path:
     respelt = lines[first].replace(b" ", b"   ", 2)
     assert respelt != lines[first] and list(ox.parse(respelt, format=ox.RdfFormat.N_QUADS)) == \
         list(ox.parse(lines[first], format=ox.RdfFormat.N_QUADS))
-    lines.insert(end, AGENT + b' <https://trustgraph.ai/ns/labell> "chunker" .\n')
+    lines.insert(end, MISSPELT)
     lines.insert(first + 1, respelt)
-    capture = tmp_path / "capture.nq"
-    capture.write_bytes(b"".join(lines))
-    parts = cut(capture, tmp_path, parts=4, seed=17)
-    names = [str(p) for p, _ in parts]
-    one = tgtrace.lint(*names, one_capture=True, fail_on="never")
-    stats: dict = {}
-    report = cluster.lint(*names, settings=ONE_CAPTURE, client=client, chunk=200_000, stats=stats)
+    _, _, one, report, stats = _cut_and_linted_both_ways(lines, tmp_path, client)
     assert stats["broadcast_subjects"]
-    agent = AGENT.decode().strip("<>")
-    own = [(f.rule, f.file, f.line) for f in report.findings if f.focus == agent]
-    assert [rule for rule, _, _ in own] == ["V002"]
-    assert own == [(f.rule, f.file, f.line) for f in one.findings if f.focus == agent]
+    assert [rule for rule, _, _ in _agent_findings(report)] == ["V002"]
+    assert _agent_findings(report) == _agent_findings(one)
     assert rows(report) == rows(one)
     assert report.triples == one.triples
     assert report.terms_used == one.terms_used and report.type_sets == one.type_sets
