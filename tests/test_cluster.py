@@ -416,3 +416,27 @@ def test_a_description_with_a_statement_written_two_ways_is_read_whole(tmp_path:
     assert rows(report) == rows(one)
     assert report.triples == one.triples
     assert report.terms_used == one.terms_used and report.type_sets == one.type_sets
+
+
+def test_an_ntriples_capture_with_comments_gives_the_findings_of_one_process(tmp_path: Path, client):
+    # N-Triples, with comment lines, blank lines and indented statements: a range's statements
+    # are not one a line, and the seams travel as their lines written in N-Triples.
+    quads = ox.parse(corpus(10_000, tmp_path).read_bytes(), format=ox.RdfFormat.N_QUADS)
+    written = ox.serialize([ox.Triple(q.subject, q.predicate, q.object) for q in quads],
+                           format=ox.RdfFormat.N_TRIPLES).splitlines(keepends=True)
+    lines = []
+    for number, line in enumerate(written):
+        if number % 37 == 0:
+            lines.append(b"# a comment\n\n")
+        lines.append(b"  " + line if number % 11 == 0 else line)
+    source = tmp_path / "capture.nt"
+    source.write_bytes(b"".join(lines))
+    parts = cut(source, tmp_path, parts=4, seed=3)
+    whole = tgtrace.lint(str(source), fail_on="never")
+    stats: dict = {}
+    report = cluster.lint(*(str(p) for p, _ in parts), settings=ONE_CAPTURE, client=client, chunk=20_000,
+                          stats=stats)
+    assert whole.findings and stats["seam_triples"] and stats["broadcast_triples"]
+    assert rows(report) == moved(whole, parts)
+    assert report.traces.keys() == whole.traces.keys()
+    assert report.triples == whole.triples
