@@ -341,7 +341,8 @@ def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterat
 
 
 class _Followed(Sequence):
-    """A range's statements followed by those of the descriptions lent to its graph."""
+    """A range's own statements (or their places) followed by those of the descriptions lent to
+    its graph."""
 
     def __init__(self, own: Sequence, lent: list) -> None:
         self.own, self.lent = own, lent
@@ -354,22 +355,19 @@ class _Followed(Sequence):
         return own[n] if n < len(own) else self.lent[n - len(own)]
 
 
-class _RangePlaces:
-    """(part, line in the part) of each statement of a range's graph: the range's own
-    statements (lines within the range, ``offset`` lines after the part's start), then those of
-    the descriptions lent to it."""
+class _RangePlaces(Sequence):
+    """(part, line in the part) of each of a range's own statements, from its lines within the
+    range, ``offset`` lines after the part's start."""
 
-    __slots__ = ("part", "offset", "lines", "lent")
+    def __init__(self, part: int, offset: int, lines: Sequence) -> None:
+        self.part, self.offset, self.lines = part, offset, lines
 
-    def __init__(self, part: int, offset: int, lines, lent: list) -> None:
-        self.part, self.offset, self.lines, self.lent = part, offset, lines, lent
+    def __len__(self) -> int:
+        return len(self.lines)
 
-    def __getitem__(self, n: int) -> tuple:
-        lines = self.lines
-        if n < len(lines):
-            line = lines[n]
-            return self.part, None if line is None else line + self.offset
-        return self.lent[n - len(lines)]
+    def __getitem__(self, n):
+        line = self.lines[n]
+        return self.part, None if line is None else line + self.offset
 
 
 def _interior(parsed: Parsed, interior: array, origin: tuple, names: list, borrowed: tuple) -> tuple:
@@ -402,15 +400,16 @@ def _interior(parsed: Parsed, interior: array, origin: tuple, names: list, borro
     out = graph.out
     aside.update(o for piece in elsewhere for s in piece.nodes for p, objects in out[s].items()
                  if p is not tg.RDF_TYPE for o in objects if type(o) is str and o not in out)
-    locator = StatementPlaces(names, _Followed(got.quads, described) if described else got.quads,
-                              _RangePlaces(part, offset, got.lines, places_of))
     # A finding on a node no statement describes has no line: one process names the capture's
     # first part for it, whichever part links to the node.
     graph.name = names[0]
+    own = _RangePlaces(part, offset, got.lines)
     if described:
         graph.add_quads(described)
-    locator.starts = run_starts(graph) if described else parsed.starts
-    graph.locator = locator
+        graph.locator = StatementPlaces(names, _Followed(got.quads, described), _Followed(own, places_of),
+                                        run_starts(graph))
+    else:
+        graph.locator = StatementPlaces(names, got.quads, own, parsed.starts)
     return graph, frozenset(aside), triples
 
 

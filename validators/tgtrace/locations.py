@@ -94,15 +94,14 @@ class StatementPlaces(Locator):
     lints): the graph's n-th statement is ``quads[n - 1]``, read at ``places[n - 1]`` (part
     index, line). Nothing is indexed while the graph is built: only the runs of the subjects a
     finding names are read again, as the line formats' locator does. A triple's place is its
-    first in input order; a subject's is its earliest known line. ``starts``, when the graph is
-    built, holds where every run of the graph starts (in order): a subject's place is then read
-    from the places of its runs alone, no statement read again."""
+    first in input order; a subject's is its earliest known line. ``starts`` holds where every
+    run of the graph's statements starts (in order): a subject's place is read from the places of
+    its runs alone, no statement read again."""
 
     spans_parts = True
 
-    def __init__(self, names: list[str], quads, places) -> None:
-        self.names, self.quads, self.places_of = names, quads, places
-        self.starts: Sequence[int] | None = None
+    def __init__(self, names: list[str], quads, places, starts: Sequence[int]) -> None:
+        self.names, self.quads, self.places_of, self.starts = names, quads, places, starts
 
     def places(self, wanted, runs, statements, name):
         quads, places, starts = self.quads, self.places_of, self.starts
@@ -112,7 +111,7 @@ class StatementPlaces(Locator):
             best = None  # (rank, place): the earliest statement first among equals
             for start in runs.get(subject, ()):
                 n = start - 1
-                if predicate is None and starts is not None:
+                if predicate is None:
                     # The run lasts until the next run starts.
                     after = bisect_right(starts, start)
                     end = starts[after] - 1 if after < len(starts) else statements

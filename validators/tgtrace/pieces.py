@@ -310,7 +310,7 @@ def graph_of(name: str, names: list[str], quads: list, places: list[tuple[int, i
     """One graph of whole traces from their quads and the (part, line) of each, read in input order."""
     order = sorted(range(len(quads)), key=lambda i: (places[i][0], places[i][1] or 0))
     quads = [quads[i] for i in order]
-    graph = TraceGraph(name, StatementPlaces(names, quads, [places[i] for i in order]), TRUSTGRAPH)
+    graph = TraceGraph(name, model=TRUSTGRAPH)
     graph.add_quads(quads)
-    graph.locator.starts = run_starts(graph)  # type: ignore[attr-defined]  # the StatementPlaces above
+    graph.locator = StatementPlaces(names, quads, [places[i] for i in order], run_starts(graph))
     return graph

@@ -61,7 +61,8 @@ class LineStatements(Sequence):
     def __len__(self) -> int:
         return len(self.lines)
 
-    def _line(self, n: int) -> bytes:
+    def line_of(self, n: int) -> bytes:
+        """The line of the n-th statement, as written (no newline)."""
         ends = self._ends
         if ends is None:
             # The bytes before each line, newlines not counted: 8 bytes a line, made once (in C)
@@ -71,12 +72,12 @@ class LineStatements(Sequence):
         return self.data[ends[line] + line:ends[line + 1] + line]
 
     def __getitem__(self, n):
-        return next(iter(ox.parse(self._line(n), format=RDF_FORMATS[self.format])))
+        return next(iter(ox.parse(self.line_of(n), format=RDF_FORMATS[self.format])))
 
     def text(self, positions: Iterable[int]) -> bytes:
         """The statements at ``positions`` as N-Quads text, one a line, in that order: their lines
         as written (N-Triples is N-Quads without graph names), nothing parsed or serialised."""
-        return b"".join(self._line(n) + b"\n" for n in positions)
+        return b"".join(self.line_of(n) + b"\n" for n in positions)
 
 
 @dataclass
@@ -99,9 +100,7 @@ class RangeQuads:
         quads = self.quads
         seen: set = set()
         kept: list[int] = []
-        if enough is not None and enough <= 0:
-            return kept
-        line_of = quads._line if isinstance(quads, LineStatements) else None
+        line_of = quads.line_of if isinstance(quads, LineStatements) else None
         written: bytes | tuple
         for n in positions:
             if line_of is not None:
