@@ -418,6 +418,44 @@ def test_a_description_with_a_statement_written_two_ways_is_read_whole(tmp_path:
     assert report.terms_used == one.terms_used and report.type_sets == one.type_sets
 
 
+# A contributor's rule that reads a description forward from the traces that name it.
+RETIRED = b"<https://example.org/retired>"
+RETIRED_AGENT_RULE = '''
+tgsh:RetiredAgentShape a sh:NodeShape ;
+    rdfs:label "Retired agent" ;
+    sh:targetSubjectsOf prov:wasAssociatedWith ;
+    sh:property tgsh:no-retired-agent .
+
+tgsh:no-retired-agent a sh:PropertyShape ;
+    tgl:code "S097" ; tgl:name "no-retired-agent" ; tgl:family tgl:structure ;
+    sh:severity sh:Violation ;
+    sh:path ( prov:wasAssociatedWith <https://example.org/retired> ) ;
+    sh:maxCount 0 ;
+    sh:message "the activity's agent is described as retired" ;
+    sh:description "An activity is associated with an agent still in service." ;
+    tgl:rationale "A retired agent's output is not maintained." ;
+    tgl:fix "Run the extraction with an agent in service." .
+'''
+
+
+def test_a_description_the_ranges_state_differently_is_read_whole_by_every_trace_naming_it(tmp_path: Path):
+    # One repetition of the agent's description, in one part, states a triple no other does.
+    # One process reads the agent with it from every activity associated with the agent, so the
+    # rule fires on each of them. A range that linted its traces with only its own repetitions
+    # of the agent would miss those of every other range: the traces that name a description
+    # the ranges state differently are linted again, with all of it.
+    shapes = shapes_with_rule(tmp_path / "shapes", RETIRED_AGENT_RULE)
+    lines = corpus(10_000, tmp_path).read_bytes().splitlines(keepends=True)
+    described = [n for n, line in enumerate(lines) if line.startswith(AGENT + b" ")]
+    lines.insert(described[len(described) // 2] + 1, AGENT + b" " + RETIRED + b' "true" .\n')
+    capture = tmp_path / "capture.nq"
+    capture.write_bytes(b"".join(lines))
+    names = [str(p) for p, _ in cut(capture, tmp_path, parts=4, seed=17)]
+    one = lint_findings(shapes, "--one-capture", *names)
+    assert len([rule for rule, *_ in one if rule == "S097"]) > 8
+    assert lint_findings(shapes, "--cluster", "local:2", *names) == one
+
+
 def test_an_ntriples_capture_with_comments_gives_the_findings_of_one_process(tmp_path: Path, client):
     # N-Triples, with comment lines, blank lines and indented statements: a range's statements
     # are not one a line, and the seams travel as their lines written in N-Triples.

@@ -12,7 +12,7 @@ from capture_support import corpus, cut
 from conftest import EXAMPLES
 from tgtrace import cluster
 from tgtrace.graph import TraceGraph
-from tgtrace.loaders import ranges
+from tgtrace.loaders import InputError, ranges
 from tgtrace.pieces import join, keys, meet, split
 from tgtrace.settings import Settings
 from tgtrace.tracemodel import TRUSTGRAPH
@@ -178,14 +178,43 @@ def test_the_rules_reach_decides_whether_descriptions_may_be_broadcast():
     assert Engine.from_graph(rdflib.Graph().parse(data=sparql, format="turtle")).inverse_reach() is None
 
 
-def test_a_parsed_range_can_move_to_another_worker(tmp_path: Path):
+def test_a_parsed_range_can_move_to_another_worker(tmp_path: Path, monkeypatch):
     """When a worker is lost, the tasks of its ranges may run where another copy lies: a parsed
-    range (its bytes, graph and pieces) is pickled there and reads the same."""
+    range (its bytes, pieces and results, or its graph where it kept it) is pickled there and
+    reads the same."""
     text = (EXAMPLES / "supervisor.nq").read_bytes()
     path = tmp_path / "part.nq"
     path.write_bytes(text)
-    parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), str(path))
-    assert parsed.got.error is None and parsed.pieces
-    moved = pickle.loads(pickle.dumps(parsed))
-    assert [moved.text_of(p) for p in moved.pieces] == [parsed.text_of(p) for p in parsed.pieces]
-    assert moved.graph.out == parsed.graph.out
+    for listing in (False, True):
+        parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), [str(path)], Settings(),
+                                listing)
+        assert parsed.got.error is None and parsed.pieces and parsed.graph is None
+        moved = pickle.loads(pickle.dumps(parsed))
+        with moved.got.held(), parsed.got.held():  # the bytes are read again from the input
+            assert [moved.text_of(p) for p in moved.pieces] == [parsed.text_of(p) for p in parsed.pieces]
+        everything = set(range(len(parsed.pieces)))
+        assert moved.linted.result(everything, 1) == parsed.linted.result(everything, 1)
+        assert moved.rows == parsed.rows
+    # A range whose results cannot be kept by piece (a finding on a node it does not describe,
+    # from a contributor's rule) keeps its graph.
+    monkeypatch.setattr(cluster, "check_parts", lambda *_: None)
+    kept = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), [str(path)], Settings(), False)
+    assert kept.graph is not None and kept.linted is None
+    assert pickle.loads(pickle.dumps(kept)).graph.out == kept.graph.out
+
+
+def test_a_range_rewritten_after_it_was_read_is_an_input_error(tmp_path: Path):
+    """A range keeps no text once linted: what travels is read again from its input, which must
+    still hold what was linted; a rewritten input is an error, never another capture's seams."""
+    text = (EXAMPLES / "supervisor.nq").read_bytes()
+    path = tmp_path / "part.nq"
+    path.write_bytes(text)
+    parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), [str(path)], Settings(), False)
+    assert parsed.got.quads.data is None
+    path.write_bytes(text.replace(b"urn:trustgraph:", b"urn:trustgraph:x", 1))
+    with pytest.raises(InputError, match="changed while it was being linted"), parsed.got.held():
+        parsed.text_of(parsed.pieces[0])
+    path.write_bytes(text)
+    with parsed.got.held():
+        assert parsed.text_of(parsed.pieces[0])[0]
+    assert parsed.got.quads.data is None

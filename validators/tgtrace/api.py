@@ -74,6 +74,23 @@ def supported_components() -> frozenset[str]:
 def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozenset = frozenset()) -> InputResult:
     """Findings of one trace graph, with what coverage needs to know of it. The nodes ``aside``
     are in the graph to be read only: their own findings and counts are another graph's."""
+    declared, hits, models = _checked(graph, settings)
+    result = InputResult(graph.name, triples=graph.statements)
+    if aside:
+        hits = [hit for hit in hits if hit.focus not in aside]
+    result.findings = [finding for _, finding in _findings(graph, hits, settings, models)]
+    result.traces = _trace_files(graph)
+    result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
+    kinds = _kinds(graph, aside)
+    for node in aside & declared:
+        kinds[_declared_kinds()[node]] += 1  # without what it was lent, the node is its declaration alone
+    result.terms = _terms_used(kinds)
+    result.type_sets = _type_sets(kinds)
+    return result
+
+
+def _checked(graph: TraceGraph, settings: Settings) -> tuple[set, list, dict]:
+    """(the declarations' subjects mixed into the graph, the engine's hits, each trace's model)."""
     fast = packaged_engine(settings.codes)
     declared = fast.prepare(graph)
     if settings.engine == "fast":
@@ -82,24 +99,74 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozens
         hits = importlib.import_module(_REFERENCE_ENGINE).check(graph, model_for(settings.codes), settings.codes)
     else:
         raise ValueError(f"unknown engine {settings.engine!r} (choose {' or '.join(ENGINES)})")
-    result = InputResult(graph.name, triples=graph.statements)
-    models = infer(graph)
-    if aside:
-        hits = [hit for hit in hits if hit.focus not in aside]
-    result.findings = _findings(graph, hits, settings, models)
+    return declared, hits, infer(graph)
+
+
+def _trace_files(graph: TraceGraph) -> dict:
+    """The input that holds each trace's root (the part of a capture, when it spans parts)."""
     roots = graph.roots()
     if graph.locator.spans_parts:
         where = graph.places((tg.term(root), None, None) for root in roots)
-        result.traces = {tg.name(root): where.get((tg.term(root), None, None), (graph.name,))[0] for root in roots}
-    else:
-        result.traces = {tg.name(root): graph.name for root in roots}
-    result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
-    kinds = _kinds(graph, aside)
-    for node in aside & declared:
-        kinds[_declared_kinds()[node]] += 1  # without what it was lent, the node is its declaration alone
-    result.terms = _terms_used(kinds)
-    result.type_sets = _type_sets(kinds)
-    return result
+        return {tg.name(root): where.get((tg.term(root), None, None), (graph.name,))[0] for root in roots}
+    return {tg.name(root): graph.name for root in roots}
+
+
+@dataclass
+class PartResults:
+    """One graph's results, linted once and kept by part (the graph's subjects cut into parts),
+    holding no graph: ``result(kept)`` is what ``check_graph`` gives with the nodes of every other
+    part aside, so a graph whose parts are known to be whole only later can be dropped now."""
+
+    name: str
+    findings: list[tuple[int, Finding]] = field(default_factory=list)  # (part of its focus, finding)
+    traces: dict = field(default_factory=dict)  # root IRI -> (part, input name)
+    trace_models: dict = field(default_factory=dict)  # root IRI -> (part, releases)
+    kinds: dict = field(default_factory=dict)  # part -> Counter of its nodes' kinds
+    declared: dict = field(default_factory=dict)  # part -> Counter of its declared nodes' declared kinds
+    common: Counter = field(default_factory=Counter)  # kinds of the nodes of no part (the declarations)
+
+    def result(self, kept: set[int], triples: int) -> InputResult:
+        """The results of the parts ``kept``, the other parts read only."""
+        kinds = Counter(self.common)
+        for part, counted in self.kinds.items():
+            kinds.update(counted if part in kept else self.declared.get(part, ()))
+        return InputResult(
+            self.name,
+            findings=[finding for part, finding in self.findings if part in kept],
+            traces={root: name for root, (part, name) in self.traces.items() if part in kept},
+            trace_models={root: model for root, (part, model) in self.trace_models.items() if part in kept},
+            triples=triples, terms=_terms_used(kinds), type_sets=_type_sets(kinds))
+
+
+def check_parts(graph: TraceGraph, settings: Settings, part_of: dict) -> PartResults | None:
+    """The graph's results kept by part, ``part_of`` giving the part of each subject; None when a
+    finding or a trace falls in no part (its focus is no subject of the graph: what another part
+    links to), which only a graph kept whole can tell apart."""
+    declared, hits, models = _checked(graph, settings)
+    if any(hit.focus not in part_of for hit in hits):
+        return None
+    roots = graph.roots()
+    if any(root not in part_of for root in (*roots, *models)):
+        return None
+    parted = PartResults(graph.name)
+    parted.findings = [(part_of[focus], finding) for focus, finding in _findings(graph, hits, settings, models)]
+    files = _trace_files(graph)
+    parted.traces = {tg.name(root): (part_of[root], files[tg.name(root)]) for root in roots}
+    parted.trace_models = {tg.name(root): (part_of[root], inference.releases) for root, inference in models.items()}
+    declared_kinds = _declared_kinds()
+    for kind, nodes in graph.kinds().items():
+        for node in nodes:
+            part = part_of.get(node)
+            if part is None:
+                parted.common[kind] += 1
+                continue
+            counted = parted.kinds.get(part)
+            if counted is None:
+                counted = parted.kinds[part] = Counter()
+            counted[kind] += 1
+            if node in declared:
+                parted.declared.setdefault(part, Counter())[declared_kinds[node]] += 1
+    return parted
 
 
 def _aged(rule: Rule, severity: Severity, message: str, model: Inference | None,
@@ -113,7 +180,8 @@ def _aged(rule: Rule, severity: Severity, message: str, model: Inference | None,
     return (Severity.ERROR if too_old else Severity.INFO), message
 
 
-def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None = None) -> list[Finding]:
+def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None = None) -> list[tuple[Any, Finding]]:
+    """(focus node, finding) of each hit of a selected rule, one per rule, focus, path and value."""
     rules = all_rules()
     codes = settings.codes
     unique: dict = {}
@@ -155,7 +223,7 @@ def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None =
             value=tg.name(value) if value is not None else None,
         ))
         if finding is not None:
-            findings.append(finding)
+            findings.append((focus, finding))
     return findings
 
 

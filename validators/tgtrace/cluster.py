@@ -50,12 +50,13 @@ import ssl
 from array import array
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 import pyoxigraph as ox
 
 from . import graph as tg
-from .api import InputResult, check_graph, packaged_engine, report_of
+from .api import InputResult, PartResults, check_graph, check_parts, packaged_engine, report_of
 from .graph import TraceGraph
 from .loaders import InputError, ranges
 from .locations import StatementPlaces
@@ -70,7 +71,6 @@ from .pieces import (
     keys,
     meet,
     members,
-    positions,
     run_starts,
     split,
 )
@@ -100,20 +100,25 @@ MIN_CHUNK = 1 << 20
 
 
 class Parsed:
-    """What a parse task leaves on its worker: the range's quads and lines, the range read into
-    one trace graph (as one process reads its input), where the runs of each subject's statements
-    start in it, and its pieces, found from the graph's own index. The tasks that need the range
-    run where it lies; it is dropped once its interior is linted and its seams are selected."""
+    """What a parse task leaves on its worker: the range's statements and lines, where the runs
+    of each subject's statements start, its pieces, and, linted where it was read, the results
+    of every piece, kept by piece until the join tells which are whole traces. The range's graph
+    is dropped once linted, so a worker holds one range's graph at a time; it is kept (``graph``)
+    only where a finding falls on a node no statement of the range describes, which only the
+    graph can place. The tasks that need the range run where it lies."""
 
-    __slots__ = ("got", "graph", "starts", "pieces")
+    __slots__ = ("got", "graph", "starts", "statements", "pieces", "linted", "rows")
 
-    def __init__(self, got: ranges.RangeQuads, graph: TraceGraph | None, starts: array, pieces: list[Piece]) -> None:
+    def __init__(self, got: ranges.RangeQuads, graph: TraceGraph | None, starts: array, pieces: list[Piece],
+                 linted: PartResults | None = None, rows: list | None = None) -> None:
         self.got, self.graph, self.starts, self.pieces = got, graph, starts, pieces
+        self.statements = len(got.quads)
+        self.linted, self.rows = linted, rows
 
     def text_of(self, piece: Piece) -> tuple[bytes, list]:
         """(the statements of a piece as N-Quads text, in input order, the line of each within the range)."""
         got = self.got
-        at = members(self.graph, self.starts, piece)  # type: ignore[arg-type]  # a range with pieces has a graph
+        at = list(members(piece, self.starts, self.statements))
         return got.text(at), [got.lines[i] for i in at]
 
 
@@ -124,7 +129,7 @@ if sizeof is not None:
     # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
     @sizeof.register(Parsed)
     def _range_size(parsed: Parsed) -> int:
-        return 460 * len(parsed.got.quads)
+        return (460 if parsed.graph is not None else 110) * parsed.statements
 
 
 def available() -> bool:
@@ -209,25 +214,48 @@ def connect(address: str, trust_network: bool = False):
 # ---------------------------------------------------------------- tasks run on workers
 
 
-def _parse(r: ranges.Range, name: str) -> Parsed:
-    """A range read in one pass into one trace graph, and its pieces found from that graph."""
-    # A range's quads and graph are millions of objects and no cycles: the collector's passes
-    # would walk them again and again (a quarter of the parse).
+def _parse(r: ranges.Range, names: list, settings: Settings, listing: bool) -> Parsed:
+    """A range read in one pass into one trace graph, its pieces found from that graph, and the
+    graph linted there, as one process lints it, its results kept by piece (the rows of its
+    traces too, for ``tg-trace list``); then the graph is dropped."""
+    # A range's graph is millions of objects and no cycles: the collector's passes would walk
+    # them again and again (a quarter of the parse).
     with tg.collector_paused():
-        graph = TraceGraph(name, model=TRUSTGRAPH)
-        got = ranges.read(r, name, graph.add_quads)
+        graph = TraceGraph(names[r.part], model=TRUSTGRAPH)
+        got = ranges.read(r, names[r.part], graph.add_quads)
         if got.error is not None:
             return Parsed(got, None, array("Q"), [])
         starts = run_starts(graph)
-        return Parsed(got, graph, starts, split(graph))
+        pieces = split(graph)
+        part_of = {node: number for number, piece in enumerate(pieces) for node in piece.nodes}
+        # Lines within the range: the client adds the lines before it once every range has said
+        # how many it holds. A finding on a node no statement describes names the capture's first
+        # part, as one process names it.
+        graph.name = names[0]
+        graph.locator = StatementPlaces(names, got.quads, _RangePlaces(r.part, 0, got.lines), starts)
+        linted = check_parts(graph, settings, part_of)
+        if linted is None:
+            return Parsed(got, graph, starts, pieces)
+        rows = None
+        if listing:
+            # A root's name is its key.
+            views = capture_views(graph, [finding for _, finding in linted.findings])
+            if any(view.trace not in part_of for view in views):
+                return Parsed(got, graph, starts, pieces)
+            rows = [(part_of[view.trace], view.summary()) for view in views]
+        for piece in pieces:
+            piece.nodes = []  # only the graph's keys, dropped with it
+        got.release()  # read again from the input for what travels (``_take``)
+        return Parsed(got, None, starts, pieces, linted, rows)
 
 
 def _summary(parsed: Parsed):
-    """What the client needs of a range: its lines, first error, the size of each piece, and
-    whether it states class axioms (rdfs:subClassOf, which every trace's classes are read through)."""
+    """What the client needs of a range: its lines, first error, the size of each piece, whether
+    it states class axioms (rdfs:subClassOf, which every trace's classes are read through), and
+    whether it kept its graph to be linted again (``Parsed``)."""
     got, pieces = parsed.got, parsed.pieces
     return (got.line_count, got.error, got.whole, len(got.quads), array("I", (p.size for p in pieces)),
-            any(p.axioms for p in pieces))
+            any(p.axioms for p in pieces), parsed.graph is not None)
 
 
 def _keys(parsed: Parsed, partitions: int) -> list:
@@ -239,27 +267,52 @@ def _share(keyed: list, partition: int):
 
 
 def _escapes(parsed: Parsed, broadcast: frozenset) -> tuple:
-    return escapes(parsed.pieces, broadcast)
+    """``escapes``, with the subject and digest of each description chosen."""
+    leaving, chosen = escapes(parsed.pieces, broadcast)
+    pieces = parsed.pieces
+    return leaving, chosen, [(pieces[n].subjects[0], pieces[n].digest) for n in chosen]
 
 
-def _describe(parsed: Parsed, chosen: list[int]) -> tuple:
+def _inexact(parsed: Parsed, broadcast: frozenset, uniform: frozenset) -> list[int]:
+    """The pieces of a range, linted where it was read, whose results may not be one process's,
+    to be linted again, whole, with the broadcast descriptions beside them: those that link,
+    directly or through the descriptions here, to a subject of ``broadcast`` this range does not
+    describe, or does not describe as every range does (``uniform`` are those that every range
+    describes with the same triples). A range that kept its graph is linted with the
+    descriptions lent to it: none of its pieces."""
+    if parsed.linted is None:
+        return []
+    pieces = parsed.pieces
+    lent = [p for p in pieces if p.described and p.subjects[0] in broadcast]
+    short = broadcast - {p.subjects[0] for p in lent if p.subjects[0] in uniform}
+    if not short:
+        return []
+    while True:  # a description here that links to one that is short is short too
+        more = {p.subjects[0] for p in lent if p.subjects[0] not in short and not short.isdisjoint(p.links)}
+        if not more:
+            break
+        short |= more
+    return [n for n, p in enumerate(pieces) if not (p.described and p.subjects[0] in broadcast)
+            and not short.isdisjoint(p.links)]
+
+
+def _described(parsed: Parsed, chosen: list[int]) -> tuple:
     """The statements of this range's broadcast descriptions (pieces ``chosen``, each one
     subject), each triple once, at its first line here: (N-Quads text, lines within the range).
     Emitters repeat a description in every trace that names it: its statements are read in
-    input order only until as many as its distinct triples (the graph knows how many) are met,
+    input order only until as many as its distinct triples (the piece knows how many) are met,
     a statement written as one before passed over unparsed; what is kept is parsed in one go."""
-    got, graph = parsed.got, parsed.graph
-    assert graph is not None  # a range with pieces has a graph
+    got = parsed.got
     quads: list = []
     lines: list = []
     with tg.collector_paused():
         for number in chosen:
-            node = parsed.pieces[number].nodes[0]
-            distinct = sum(map(len, graph.out[node].values()))
-            at = got.unrepeated(positions(graph, parsed.starts, node), distinct)
+            piece = parsed.pieces[number]
+            distinct = piece.distinct
+            at = got.unrepeated(members(piece, parsed.starts, parsed.statements), distinct)
             read = list(ox.parse(got.text(at), format=ox.RdfFormat.N_QUADS))
             if len({(q.predicate, q.object) for q in read}) < distinct:  # a triple written two ways
-                at = got.unrepeated(positions(graph, parsed.starts, node))
+                at = got.unrepeated(members(piece, parsed.starts, parsed.statements))
                 read = list(ox.parse(got.text(at), format=ox.RdfFormat.N_QUADS))
             seen: set = set()
             for n, quad in zip(at, read):
@@ -271,15 +324,16 @@ def _describe(parsed: Parsed, chosen: list[int]) -> tuple:
         return ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b"", lines
 
 
-def _description(described: list, origins: list) -> tuple:
-    """Every broadcast description of the capture, each triple once at its first place in input
+def _description(taken: list, origins: list) -> tuple:
+    """Every broadcast description of the capture (what ``_take`` gave of each range that holds
+    some, ranges in input order), each triple once at its first place in input
     order (the ranges come in input order): (N-Quads text, (part, line) of each quad). Where a
     triple is repeated, one process places it at its first statement too, and reads the same
     distinct triples in the same order."""
     seen: set = set()
     quads, places = [], []
     with tg.collector_paused():
-        for (text, lines), (part, offset) in zip(described, origins):
+        for (text, lines), (part, offset) in ((took[0], origin) for took, origin in zip(taken, origins)):
             for quad, line in zip(ox.parse(text, format=ox.RdfFormat.N_QUADS, lenient=True), lines):
                 triple = (quad.subject, quad.predicate, quad.object)
                 if triple not in seen:
@@ -298,21 +352,23 @@ def _borrowed(description) -> tuple[list, list, frozenset]:
     return quads, places, frozenset(tg.key(q.subject) for q in quads)
 
 
-def _select(parsed: Parsed, seams: dict) -> dict:
-    """This range's seam pieces per bucket: (N-Quads text, lines within the range, group) of
-    each; ``seams`` maps a piece's number in the range to its (bucket, group). Text, one line per
-    quad in order, as written in the input: it is about half the bytes of pickled pyoxigraph
-    quads, and the receiving end parses it in Rust rather than object by object."""
-    chosen: dict = defaultdict(list)
-    with tg.collector_paused():
+def _take(parsed: Parsed, chosen: list[int], seams: dict) -> tuple:
+    """What travels from a range, taken from its input, read again once for both: (its
+    broadcast descriptions (``_described``), its seam pieces per bucket: the (N-Quads text, lines
+    within the range, group) of each; ``seams`` maps a piece's number in the range to its
+    (bucket, group)). Text, one line per quad in order, as written in the input: it is about half
+    the bytes of pickled pyoxigraph quads, and the receiving end parses it in Rust rather than
+    object by object."""
+    with parsed.got.held(), tg.collector_paused():
+        bucketed: dict = defaultdict(list)
         for number, (bucket, group) in seams.items():
             text, lines = parsed.text_of(parsed.pieces[number])
-            chosen[bucket].append((text, lines, group))
-    return dict(chosen)
+            bucketed[bucket].append((text, lines, group))
+        return _described(parsed, chosen) if chosen else None, dict(bucketed)
 
 
-def _pick(selected: dict, bucket: int) -> list:
-    return selected.get(bucket, [])
+def _pick(taken: tuple, bucket: int) -> list:
+    return taken[1].get(bucket, [])
 
 
 def _graphs(shares: list, origins: list, names: list, borrowed: tuple) -> Iterator[tuple]:
@@ -447,16 +503,28 @@ def _do_bucket(shares: list, origins: list, names: list, settings: Settings, wha
     return what(_graphs(shares, origins, names, _borrowed(description)), settings)
 
 
-def _do_range(parsed: Parsed, selected, interior: array, origin: tuple, names: list, settings: Settings, what,
+def _do_range(parsed: Parsed, taken, interior: array, origin: tuple, names: list, settings: Settings, what,
               description) -> list:
-    """What ``what`` gives for a range's interior traces, linted on the graph the range was read
-    into: nothing of them travels. ``selected`` (this range's seams, or None) is only waited
-    for: the graph is changed here, so every other task that reads the range has run."""
-    del selected
-    with tg.collector_paused():
-        ready = _interior(parsed, interior, origin, names, _borrowed(description))
-    # The last task to read the range: Dask drops it, graph and all, once this returns.
-    return what(iter([ready]), settings)
+    """What ``what`` gives for a range's interior traces (its pieces whose group ``interior``
+    gives, -1 for the others), from the results kept when the range was linted where it was read:
+    nothing of them travels. ``taken`` (what travels from the range, or None) is only waited for:
+    a range that kept its graph changes it here, so every other task that reads the range has run."""
+    del taken
+    linted = parsed.linted
+    if linted is None:  # the graph kept: linted again, with the descriptions lent to it
+        with tg.collector_paused():
+            ready = _interior(parsed, interior, origin, names, _borrowed(description))
+        # The last task to read the range: Dask drops it, graph and all, once this returns.
+        return what(iter([ready]), settings)
+    kept = {n for n, group in enumerate(interior) if group >= 0}
+    if parsed.rows is not None:
+        return [row for part, row in parsed.rows if part in kept]
+    result = linted.result(kept, sum(piece.size for piece, group in zip(parsed.pieces, interior) if group >= 0))
+    offset = origin[1]
+    if offset:  # lines within the range, now within its part
+        result.findings = [finding if finding.line is None else replace(finding, line=finding.line + offset)
+                           for finding in result.findings]
+    return [result]
 
 
 def _do_description(description, statements: int, names: list, settings: Settings, what) -> list:
@@ -561,7 +629,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
          task) -> list:
     workers = max(1, len(addresses))
     homes = _homes(plan, addresses)
-    parsed = [client.submit(_parse, r, names[r.part], **where) for r, where in zip(plan, homes)]
+    parsed = [client.submit(_parse, r, names, settings, task is _rows, **where) for r, where in zip(plan, homes)]
     summarised = [client.submit(_summary, f, **where) for f, where in zip(parsed, homes)]
     # Submitted with the summaries, so the partitions meet while the client checks for errors.
     partitions = workers * 2
@@ -582,12 +650,23 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
         for hashes in client.gather(found):
             broadcast.update(hashes)
     chosen: list = [[] for _ in plan]
+    inexact: list = [[] for _ in plan]
     while broadcast:  # drop the descriptions that link past the broadcast, until none does
         frozen = frozenset(broadcast)
         answers = client.gather([client.submit(_escapes, f, frozen, **where) for f, where in zip(parsed, homes)])
-        leaving = set().union(*(leaving for leaving, _ in answers))
+        leaving = set().union(*(leaving for leaving, _, _ in answers))
         if not leaving:
-            chosen = [numbers for _, numbers in answers]
+            chosen = [numbers for _, numbers, _ in answers]
+            # A range linted its traces with its own statements of the descriptions they name:
+            # that is one process's reading only where it states every triple the capture states
+            # of them, which holds where every range that describes one describes it alike.
+            digests: dict = {}
+            for _, _, described in answers:
+                for subject, digest in described:
+                    digests.setdefault(subject, set()).add(digest)
+            uniform = frozenset(subject for subject, seen in digests.items() if len(seen) == 1)
+            inexact = client.gather([client.submit(_inexact, f, frozen, uniform, **where)
+                                     for f, where in zip(parsed, homes)])
             break
         broadcast -= leaving
     frozen = frozenset(broadcast)
@@ -624,23 +703,24 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
                     home[g] = -2
             index += 1
     # A group whose pieces all lie in one range is linted there and never travels; the others
-    # (the seams) are dealt to buckets.
+    # (the seams, and the groups that range could not lint as one process does) are dealt to buckets.
+    first = 0
+    for summary, numbers in zip(summaries, inexact):
+        for n in numbers:
+            home[groups[first + n]] = -2
+        first += len(summary[4])
     seam_sizes = array("Q", (size if home[g] == -2 else 0 for g, size in enumerate(sizes)))
     bucket_of = _deal(seam_sizes, workers * 2)
 
     origins = [(r.part, offsets[id(r)]) for r in plan]
-    description = None
-    if any(chosen):
-        described = [(client.submit(_describe, f, numbers, **where), origin)
-                     for f, numbers, origin, where in zip(parsed, chosen, origins, homes) if numbers]
-        description = client.submit(_description, [f for f, _ in described], [o for _, o in described])
-    work = []  # what each range's interior traces gave, then each bucket's seams
-    if description is not None:
-        work.append(client.submit(_do_description, description, broadcast_triples, names, settings, task))
+    # Each range's interior (the group of each piece linted where it lies, else -1), and what is
+    # taken from its input again: its seams, by bucket, and its broadcast descriptions.
+    interiors = []
+    taken = []
     picks: dict = defaultdict(list)  # bucket -> [(pick future, (part, offset))]
     index = 0
     interior_triples = 0
-    for future, summary, origin, where in zip(parsed, summaries, origins, homes):
+    for future, summary, numbers, origin, where in zip(parsed, summaries, chosen, origins, homes):
         count = len(summary[4])
         range_groups = groups[index:index + count]
         interior = array("q", (g if home[g] >= 0 and not aside[index + n] else -1
@@ -649,14 +729,22 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
                  if home[g] == -2 and not aside[index + n]}
         index += count
         interior_triples += sum(size for size, g in zip(summary[4], interior) if g >= 0)
-        selected = None
-        if seams:
-            selected = client.submit(_select, future, seams, **where)
-            for bucket in sorted(set(bucket for bucket, _ in seams.values())):
-                picks[bucket].append((client.submit(_pick, selected, bucket, **where), origin))
+        interiors.append(interior)
+        taken.append(client.submit(_take, future, numbers, seams, **where) if seams or numbers else None)
+        for bucket in sorted(set(bucket for bucket, _ in seams.values())):
+            picks[bucket].append((client.submit(_pick, taken[-1], bucket, **where), origin))
+    description = None
+    if any(chosen):
+        description = client.submit(_description, [t for t, numbers in zip(taken, chosen) if numbers],
+                                    [o for o, numbers in zip(origins, chosen) if numbers])
+    work = []  # what the descriptions gave, then each range's interior traces, then each bucket's seams
+    if description is not None:
+        work.append(client.submit(_do_description, description, broadcast_triples, names, settings, task))
+    for future, summary, interior, took, origin, where in zip(parsed, summaries, interiors, taken, origins, homes):
         if any(g >= 0 for g in interior):
-            work.append(client.submit(_do_range, future, selected, interior, origin, names, settings, task,
-                                      description, **where))
+            # Only a range that kept its graph lints it again, with the descriptions lent to it.
+            work.append(client.submit(_do_range, future, took, interior, origin, names, settings, task,
+                                      description if summary[6] else None, **where))
     del parsed
     work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task,
                               description)

@@ -75,19 +75,24 @@ def hashes(nodes) -> array:
 
 
 class Piece:
-    """A connected piece of a range: the subjects it holds (graph keys), how many statements they
-    have in the range, and its summary.
+    """A connected piece of a range: the subjects it holds (graph keys), where their runs of
+    statements start in the range, how many statements they have there, and its summary.
     ``strong`` are the links by which a trace hangs together (derivation, generation,
     ownership); ``described`` says the piece is one subject that is no step of a trace (none of
     its statements hangs it in one or types it with a TrustGraph class): a description, such as
-    an agent, a knowledge-graph entity or a vocabulary label, that many traces may name."""
+    an agent, a knowledge-graph entity or a vocabulary label, that many traces may name; such a
+    piece knows how many distinct triples it states and a digest of them, the same wherever the
+    same triples are stated, in any order."""
 
-    __slots__ = ("nodes", "subjects", "links", "strong", "size", "described", "axioms")
+    __slots__ = ("nodes", "subjects", "links", "strong", "size", "described", "axioms", "runs", "distinct",
+                 "digest")
 
     def __init__(self, nodes: list, subjects: array, links: array, strong: array = _NO_HASHES,
-                 described: bool = False, axioms: bool = False, size: int = 0) -> None:
+                 described: bool = False, axioms: bool = False, size: int = 0, runs: array = _NO_HASHES,
+                 distinct: int = 0, digest: int = 0) -> None:
         self.nodes, self.subjects, self.links, self.size = nodes, subjects, links, size
         self.strong, self.described, self.axioms = strong, described, axioms
+        self.runs, self.distinct, self.digest = runs, distinct, digest
 
 
 def split(graph: TraceGraph) -> list[Piece]:
@@ -138,13 +143,24 @@ def split(graph: TraceGraph) -> list[Piece]:
         else:
             held.append(s)
     sizes = statement_counts(graph, run_starts(graph))
+    first, later = graph.first_statement, graph.later_runs
     pieces = []
     for own in nodes.values():
         links = {o for s in own if s in outside for o in outside[s]} if outside else ()
         held = {o for s in own if s in strong for o in strong[s]} if strong else ()
-        pieces.append(Piece(own, hashes(own), hashes(links) if links else _NO_HASHES,
-                            hashes(held) if held else _NO_HASHES, len(own) == 1 and own[0] not in stepping,
-                            not axioms.isdisjoint(own) if axioms else False, sum(map(sizes.__getitem__, own))))
+        runs = [first[s] for s in own]
+        if later:
+            runs.extend(chain.from_iterable(later[s] for s in own if s in later))
+        runs.sort()
+        piece = Piece(own, hashes(own), hashes(links) if links else _NO_HASHES,
+                      hashes(held) if held else _NO_HASHES, len(own) == 1 and own[0] not in stepping,
+                      not axioms.isdisjoint(own) if axioms else False, sum(map(sizes.__getitem__, own)),
+                      array("Q", runs))
+        if piece.described:
+            stated = [f"{p} {o}" for p, objects in out[own[0]].items() for o in objects]
+            piece.distinct = len(stated)
+            piece.digest = sum(hashes(stated)) & 0xFFFF_FFFF_FFFF_FFFF
+        pieces.append(piece)
     return pieces
 
 
@@ -168,21 +184,13 @@ def statement_counts(graph: TraceGraph, starts: array) -> dict:
     return counts
 
 
-def positions(graph: TraceGraph, starts: array, node) -> Iterator[int]:
-    """The positions (from 0, in input order) of a subject's statements in its range's graph,
-    given the range's ``run_starts``: run by run, as they are asked for."""
-    for start in graph.runs(node):
+def members(piece: Piece, starts: array, statements: int) -> Iterator[int]:
+    """The positions (from 0, in input order) of a piece's statements in its range, given the
+    range's ``run_starts`` and how many statements it has: run by run, as they are asked for; no
+    graph is read, so they are known after it is dropped."""
+    for start in piece.runs:
         following = bisect_right(starts, start)
-        yield from range(start - 1, (starts[following] if following < len(starts) else graph.statements + 1) - 1)
-
-
-def members(graph: TraceGraph, starts: array, piece: Piece) -> list[int]:
-    """The positions (from 0, in input order) of a piece's statements in its range's graph."""
-    found: list[int] = []
-    for s in piece.nodes:
-        found.extend(positions(graph, starts, s))
-    found.sort()
-    return found
+        yield from range(start - 1, (starts[following] if following < len(starts) else statements + 1) - 1)
 
 
 def keys(pieces: list[Piece], partitions: int) -> list[tuple]:

@@ -15,8 +15,10 @@ before it once every range has said how many it holds.
 from __future__ import annotations
 
 import os
+import zlib
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import PurePosixPath
@@ -47,29 +49,91 @@ class Range:
     format: str | None  # splittable format, or None: read whole, format from the name and content
 
 
+# Bytes of a released range read again at once, each checked against what was linted.
+_BLOCK = 1 << 20
+
+
 class LineStatements(Sequence):
     """The statements of a line-format range, kept as the range's bytes rather than as parsed
     quads (a quad object costs several times its line): the n-th statement (from 0) is on line
-    ``lines[n]``, parsed again only when asked for (the few a finding names, a range's seams)."""
+    ``lines[n]``, parsed again only when asked for (the few a finding names, a range's seams).
+    Once ``release``d, only the blocks of the lines asked for are read again from the input,
+    within ``held``."""
 
-    def __init__(self, data: bytes, fmt: str, lines: Sequence[int]) -> None:
+    def __init__(self, data: bytes, fmt: str, lines: Sequence[int], source: Range | None = None,
+                 name: str = "", origin: int = 0) -> None:
         # The format by name: a parsed range may be moved to another worker, pickled, and
         # pyoxigraph's format objects do not pickle.
-        self.data, self.format, self.lines = data, fmt, lines
+        self.data: bytes | None = data
+        self.format, self.lines, self.source, self.name = fmt, lines, source, name
+        self.origin = origin  # where the bytes start in the input
         self._ends: array | None = None
+        self._checks = array("I")  # CRC-32 of each block of the bytes, once released
+        self._size = len(data)
+        self._handle = None
+        self._blocks: dict[int, bytes] = {}
+
+    def release(self) -> None:
+        """Drop the bytes: a worker then keeps, of each range it has read, its line index and a
+        checksum a megabyte (about 8 bytes a line) instead of its text."""
+        data = self.data
+        if data is None or self.source is None:
+            return
+        self._index(data)
+        view = memoryview(data)
+        self._checks = array("I", (zlib.crc32(view[at:at + _BLOCK]) for at in range(0, len(data), _BLOCK)))
+        self.data = None
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Within the block, lines of a released range are read again from the input, each block
+        of it once; a block that no longer holds what was linted (the input rewritten since) is an
+        input error."""
+        if self.data is not None or self.source is None:
+            yield
+            return
+        fs, path = _filesystem(self.source.url)
+        with fs.open(path, "rb") as self._handle:
+            try:
+                yield
+            finally:
+                self._handle = None
+                self._blocks = {}
+
+    def _index(self, data: bytes) -> array:
+        if self._ends is None:
+            # The bytes before each line, newlines not counted: 8 bytes a line, made once (in C)
+            # when a statement is first asked for. Line k (from 0) starts at ends[k] + k.
+            self._ends = array("Q", accumulate(map(len, data.split(b"\n")), initial=0))
+        return self._ends
+
+    def _read_again(self, start: int, end: int) -> bytes:
+        """Bytes [start, end) of a released range, from the blocks that hold them, each read once."""
+        assert self._handle is not None, "a released range is read within held()"
+        found = []
+        for block in range(start // _BLOCK, (end - 1) // _BLOCK + 1):
+            held = self._blocks.get(block)
+            if held is None:
+                self._handle.seek(self.origin + block * _BLOCK)
+                held = self._handle.read(min(_BLOCK, self._size - block * _BLOCK))
+                if zlib.crc32(held) != self._checks[block]:
+                    raise InputError(self.name, None, "changed while it was being linted: lint it again")
+                self._blocks[block] = held
+            found.append(held)
+        first = (start // _BLOCK) * _BLOCK
+        return b"".join(found)[start - first:end - first]
 
     def __len__(self) -> int:
         return len(self.lines)
 
     def line_of(self, n: int) -> bytes:
         """The line of the n-th statement, as written (no newline)."""
-        ends = self._ends
-        if ends is None:
-            # The bytes before each line, newlines not counted: 8 bytes a line, made once (in C)
-            # when a statement is first asked for. Line k (from 0) starts at ends[k] + k.
-            ends = self._ends = array("Q", accumulate(map(len, self.data.split(b"\n")), initial=0))
+        data = self.data
+        ends = self._ends if data is None else self._index(data)
+        assert ends is not None  # a released range's index was made when it was released
         line = self.lines[n] - 1
-        return self.data[ends[line] + line:ends[line + 1] + line]
+        start, end = ends[line] + line, ends[line + 1] + line
+        return data[start:end] if data is not None else self._read_again(start, end) if end > start else b""
 
     def __getitem__(self, n):
         return next(iter(ox.parse(self.line_of(n), format=RDF_FORMATS[self.format])))
@@ -114,6 +178,15 @@ class RangeQuads:
                 if len(kept) == enough:
                     break
         return kept
+
+    def held(self) -> AbstractContextManager:
+        """A block within which a released range's bytes are read again (``LineStatements.held``)."""
+        quads = self.quads
+        return quads.held() if isinstance(quads, LineStatements) else nullcontext()
+
+    def release(self) -> None:
+        if isinstance(self.quads, LineStatements):
+            self.quads.release()
 
     def text(self, positions: Iterable[int]) -> bytes:
         """The statements at ``positions`` (from 0), in that order, as N-Quads text."""
@@ -180,8 +253,9 @@ def plan(files: list[tuple[str, str, int]], input_format: str | None, chunk: int
     return ranges
 
 
-def _range_bytes(url: str, start: int, end: int) -> bytes:
-    """The lines that start in [start, end): a line that runs past the end is read whole."""
+def _range_bytes(url: str, start: int, end: int) -> tuple[int, bytes]:
+    """The lines that start in [start, end), and where they start: a line that runs past the end
+    is read whole."""
     fs, path = _filesystem(url)
     with fs.open(path, "rb") as handle:
         if start > 0:
@@ -189,11 +263,11 @@ def _range_bytes(url: str, start: int, end: int) -> bytes:
             handle.readline()  # the end of the line that started before the range
         position = handle.tell()
         if position >= end:
-            return b""
+            return position, b""
         data = handle.read(end - position)
         if data and not data.endswith(b"\n"):
             data += handle.readline()
-    return data
+    return position, data
 
 
 def read(r: Range, name: str, into: Callable[[Iterable], int]) -> RangeQuads:
@@ -206,9 +280,9 @@ def read(r: Range, name: str, into: Callable[[Iterable], int]) -> RangeQuads:
             _read_whole(r, name, got)
             into(got.quads)
             return got
-        data = _range_bytes(r.url, r.start, r.end)
-        if r.start == 0:
-            data = data.removeprefix(BOM)
+        origin, data = _range_bytes(r.url, r.start, r.end)
+        if r.start == 0 and data.startswith(BOM):
+            origin, data = origin + len(BOM), data[len(BOM):]
         got.line_count = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         if r.format == "jsonl":
             quads: list = []
@@ -219,16 +293,18 @@ def read(r: Range, name: str, into: Callable[[Iterable], int]) -> RangeQuads:
             got.quads, got.lines = quads, lines
             into(quads)
         else:
-            _read_lines(data, r.format, name, got, into)  # type: ignore[arg-type]  # a range with an end has a format
+            _read_lines(data, r, origin, name, got, into)
     except InputError as exc:
         got.error = (exc.line, exc.problem)
     return got
 
 
-def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads, into: Callable[[Iterable], int]) -> None:
+def _read_lines(data: bytes, r: Range, origin: int, name: str, got: RangeQuads,
+                into: Callable[[Iterable], int]) -> None:
     """N-Quads or N-Triples: parsed at once, straight into ``into`` (no quad is held); when every
     statement line holds one statement, the n-th quad is on the n-th such line, else each line
     is parsed again on its own to learn its statements' lines."""
+    fmt: str = r.format  # type: ignore[assignment]  # a range with an end has a format
     rdf_format = RDF_FORMATS[fmt]
     if not data or data.isspace():  # isspace stops at the first other byte; strip would copy the range
         return
@@ -238,13 +314,14 @@ def _read_lines(data: bytes, fmt: str, name: str, got: RangeQuads, into: Callabl
     # The parser refuses a second statement on a line, so as many quads as lines means one on
     # every line: the n-th quad is on line n, known without a scan line by line (a third of the parse).
     if count == got.line_count:
-        got.quads = LineStatements(data, fmt, range(1, count + 1))
+        got.quads = LineStatements(data, fmt, range(1, count + 1), r, name, origin)
         got.lines = got.quads.lines
         return
     raw = data.split(b"\n")
-    statements = [n for n, line in enumerate(raw, start=1) if line.strip() and not line.lstrip().startswith(b"#")]
+    statements = array("I", (n for n, line in enumerate(raw, start=1)
+                                if line.strip() and not line.lstrip().startswith(b"#")))
     if len(statements) == count:
-        got.quads = LineStatements(data, fmt, statements)
+        got.quads = LineStatements(data, fmt, statements, r, name, origin)
         got.lines = statements
         return
     quads, lines = [], []
