@@ -595,12 +595,14 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
                 cluster.close()
 
 
-def _may_broadcast(settings: Settings) -> bool:
+def _may_broadcast(settings: Settings, after=None) -> bool:
     """Whether the rules read a description only through the traces that name it: no rule reads
     who links to a node except along what hangs a trace together (which never reaches a
     broadcast description), and no SPARQL query (which may read anything) runs. The reference
     engine (pySHACL) runs the project's own components through their SPARQL validators, whose
-    reach is not the native components': it keeps the join."""
+    reach is not the native components': it keeps the join. ``after`` (a task's result) is only
+    waited for."""
+    del after
     if settings.engine != "fast":
         return False
     reach = packaged_engine(settings.codes).inverse_reach()
@@ -636,6 +638,8 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
     keyed = [client.submit(_keys, f, partitions, **where) for f, where in zip(parsed, homes)]
     dealt = [[client.submit(_share, k, p) for k in keyed] for p in range(partitions)]
     found = [client.submit(eligible, share) for share in dealt]
+    # Asked of the worker that read the first range, which has built the rules' engine to lint it.
+    may_broadcast = client.submit(_may_broadcast, settings, summarised[0], **homes[0])
     summaries = client.gather(summarised)
     _raise_first_error(plan, names, summaries)
     offsets = _offsets(plan, summaries)
@@ -646,7 +650,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
     # inverse of what they are linked by) and what they link to is broadcast too; class axioms
     # are read by every trace, so a capture that states any keeps the join.
     broadcast: set = set()
-    if _may_broadcast(settings) and not any(s[5] for s in summaries):
+    if may_broadcast.result() and not any(s[5] for s in summaries):
         for hashes in client.gather(found):
             broadcast.update(hashes)
     chosen: list = [[] for _ in plan]
