@@ -89,7 +89,7 @@ class Piece:
 
     def __init__(self, nodes: list, subjects: array, links: array, strong: array = _NO_HASHES,
                  described: bool = False, axioms: bool = False, size: int = 0, runs: array = _NO_HASHES,
-                 distinct: int = 0, digest: int = 0) -> None:
+                 distinct: int = 0, digest: bytes = b"") -> None:
         self.nodes, self.subjects, self.links, self.size = nodes, subjects, links, size
         self.strong, self.described, self.axioms = strong, described, axioms
         self.runs, self.distinct, self.digest = runs, distinct, digest
@@ -144,22 +144,34 @@ def split(graph: TraceGraph) -> list[Piece]:
             held.append(s)
     sizes = statement_counts(graph, run_starts(graph))
     first, later = graph.first_statement, graph.later_runs
+    # Every hash of the range in three calls, each piece's a slice: a call per piece costs as much again.
+    groups = list(nodes.values())
+    links = [list({o for s in own if s in outside for o in outside[s]}) if outside else [] for own in groups]
+    held = [list({o for s in own if s in strong for o in strong[s]}) if strong else [] for own in groups]
+    subject_hashes = hashes(chain.from_iterable(groups))
+    link_hashes = hashes(chain.from_iterable(links))
+    held_hashes = hashes(chain.from_iterable(held))
     pieces = []
-    for own in nodes.values():
-        links = {o for s in own if s in outside for o in outside[s]} if outside else ()
-        held = {o for s in own if s in strong for o in strong[s]} if strong else ()
+    at = linked = strongly = 0
+    for own, to, by in zip(groups, links, held):
         runs = [first[s] for s in own]
         if later:
             runs.extend(chain.from_iterable(later[s] for s in own if s in later))
         runs.sort()
-        piece = Piece(own, hashes(own), hashes(links) if links else _NO_HASHES,
-                      hashes(held) if held else _NO_HASHES, len(own) == 1 and own[0] not in stepping,
+        piece = Piece(own, subject_hashes[at:at + len(own)],
+                      link_hashes[linked:linked + len(to)] if to else _NO_HASHES,
+                      held_hashes[strongly:strongly + len(by)] if by else _NO_HASHES,
+                      len(own) == 1 and own[0] not in stepping,
                       not axioms.isdisjoint(own) if axioms else False, sum(map(sizes.__getitem__, own)),
                       array("Q", runs))
+        at, linked, strongly = at + len(own), linked + len(to), strongly + len(by)
         if piece.described:
-            stated = [f"{p} {o}" for p, objects in out[own[0]].items() for o in objects]
+            # Its distinct triples, in an order of their own, as one text: the same text wherever
+            # the same triples are stated. 128 bits, so that no trace can be written to pass for
+            # another description.
+            stated = sorted(f"{p} {o}" for p, objects in out[own[0]].items() for o in objects)
             piece.distinct = len(stated)
-            piece.digest = sum(hashes(stated)) & 0xFFFF_FFFF_FFFF_FFFF
+            piece.digest = blake2b("\n".join(stated).encode(), digest_size=16).digest()
         pieces.append(piece)
     return pieces
 
