@@ -5,11 +5,13 @@ tg-trace list --cluster gives the rows of one process."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pyoxigraph as ox
 import pytest
@@ -120,7 +122,12 @@ def test_input_error_names_its_part_and_line(tmp_path: Path, client):
     assert str(on_cluster.value).startswith(f"{bad}:2: ")
 
 
-def test_cli_on_a_local_cluster(tmp_path: Path):
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_cli_on_a_local_cluster(tmp_path: Path, monkeypatch, method: str):
+    # Workers forked from this process where it is small, else from a fork server: the same findings.
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    monkeypatch.setattr(cluster, "_start_method", lambda workers: method)
     source = EXAMPLES / "releases" / "2.1.16" / "graph-rag.nq"
     parts = [str(p) for p, _ in cut(source, tmp_path, parts=3, seed=7)]
     runner = CliRunner()
@@ -136,6 +143,17 @@ def test_cli_without_the_extra(monkeypatch, tmp_path: Path):
     result = CliRunner().invoke(main, ["lint", "--no-config", "--cluster", "local:2", str(EXAMPLES / "graph-rag.nq")])
     assert result.exit_code == 2
     assert result.output == "tg-trace: --cluster needs Dask and fsspec: pip install 'trustgraph-ontology[cluster]'\n"
+
+
+def test_a_large_process_starts_its_workers_from_a_fork_server(monkeypatch):
+    # A worker forked from a process counts the memory it shares with it as its own, which Dask's
+    # memory limits act on: a process large beside a worker's share of the memory does not fork.
+    if not sys.platform.startswith("linux"):
+        pytest.skip("workers are forked from the client on Linux only")
+    total = cluster.psutil.virtual_memory().total
+    for rss, method in [(100 << 20, "fork"), (total // 8, "forkserver")]:
+        monkeypatch.setattr(cluster.psutil.Process, "memory_info", lambda self, rss=rss: SimpleNamespace(rss=rss))
+        assert cluster._start_method(2) == method
 
 
 def test_cli_bad_address():
