@@ -265,7 +265,7 @@ def _parse(r: ranges.Range, names: list, settings: Settings, listing: bool) -> P
                 return Parsed(got, graph, starts, pieces)
             rows = [(part_of[view.trace], view.summary()) for view in views]
         for piece in pieces:
-            piece.nodes = []  # only the graph's keys, dropped with it
+            piece.nodes = ()  # only the graph's keys, dropped with it
         got.release()  # read again from the input for what travels (``_take``)
         return Parsed(got, None, starts, pieces, linted, rows)
 

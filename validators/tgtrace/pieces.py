@@ -45,7 +45,7 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
 from hashlib import blake2b
 from itertools import chain
@@ -87,7 +87,7 @@ class Piece:
     __slots__ = ("nodes", "subjects", "links", "strong", "size", "described", "axioms", "runs", "distinct",
                  "digest")
 
-    def __init__(self, nodes: list, subjects: array, links: array, strong: array = _NO_HASHES,
+    def __init__(self, nodes: Sequence, subjects: array, links: array, strong: array = _NO_HASHES,
                  described: bool = False, axioms: bool = False, size: int = 0, runs: array = _NO_HASHES,
                  distinct: int = 0, digest: bytes = b"") -> None:
         self.nodes, self.subjects, self.links, self.size = nodes, subjects, links, size
