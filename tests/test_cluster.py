@@ -365,6 +365,27 @@ def test_a_node_only_a_seam_links_to_in_a_range_is_judged_once_where_its_trace_i
     assert lint_findings(shapes, "--cluster", "local:2", str(first), str(second)) == one
 
 
+def test_class_axioms_stated_in_one_part_are_read_by_the_traces_of_every_part(tmp_path: Path, client):
+    # The Questions of an orchestrator capture are typed with a class of the capture's own, which
+    # its last part declares a subclass of tg:Question: one process reads every trace through
+    # that axiom. Nothing links a trace to it but its types, so a range linted without it would
+    # see Analyses deriving from no Question.
+    source = EXAMPLES / "releases" / "2.11.1" / "orchestrator-react.nq"
+    question = b"<https://trustgraph.ai/ns/Question>"
+    assert question in source.read_bytes()
+    traces = tmp_path / "traces.nq"
+    traces.write_bytes(source.read_bytes().replace(question, b"<urn:example:Question>"))
+    axioms = tmp_path / "axioms.nq"
+    axioms.write_bytes(b"<urn:example:Question> <http://www.w3.org/2000/01/rdf-schema#subClassOf> " + question + b" .\n")
+    one = tgtrace.lint(str(traces), str(axioms), one_capture=True, fail_on="never")
+    assert not any(f.rule == "C016" for f in one.findings)
+    stats: dict = {}
+    report = cluster.lint(str(traces), str(axioms), settings=ONE_CAPTURE, client=client, chunk=CHUNK, stats=stats)
+    assert stats["ranges"] > 2
+    assert rows(report) == rows(one)
+    assert report.terms_used == one.terms_used and report.trace_models == one.trace_models
+
+
 # ---------------------------------------------------------------- descriptions every range repeats
 
 AGENT = b"<https://trustgraph.ai/agent/chunker>"

@@ -703,6 +703,11 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
                                                 summary=False).values())
     del keyed, dealt, met, found
     groups = join([len(s[4]) for s in summaries], edges)
+    if any(s[5] for s in summaries) and len(plan) > 1:
+        # Class axioms (rdfs:subClassOf) are read by every trace, wherever they are stated, and
+        # nothing links a trace to them but its types: the capture is linted as one graph, by
+        # one task, as one process lints it.
+        groups = array("q", bytes(8 * len(groups)))
     # Indexed by group (a group is numbered by one of its pieces): arrays, as the client holds
     # one entry per piece, however many. A group's range, or -2 when its pieces lie in several.
     sizes = array("Q", bytes(8 * len(groups)))
