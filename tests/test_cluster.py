@@ -156,6 +156,26 @@ def test_a_large_process_starts_its_workers_from_a_fork_server(monkeypatch):
         assert cluster._start_method(2) == method
 
 
+def test_an_input_rewritten_while_it_is_linted_is_an_input_error(tmp_path: Path, monkeypatch):
+    # What travels from a range is read again from its input once every range is read: an input
+    # rewritten in between no longer holds what was linted, and the run stops with exit 2 and
+    # one line naming it, never with the seams of another capture.
+    parts = [str(p) for p, _ in cut(EXAMPLES / "releases" / "2.11.1" / "orchestrator-react.nq", tmp_path, parts=3,
+                                    seed=5)]
+    deal = cluster._deal
+
+    def rewrite_then_deal(*args):
+        for part in parts:
+            Path(part).write_bytes(Path(part).read_bytes().replace(b"urn:trustgraph:", b"urn:trustgraph:x"))
+        return deal(*args)
+
+    monkeypatch.setattr(cluster, "_deal", rewrite_then_deal)
+    result = CliRunner().invoke(main, ["lint", "--no-config", "--cluster", "local:2", *parts])
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert any(f"{part}: changed while it was being linted" in result.output for part in parts)
+
+
 def test_cli_bad_address():
     result = CliRunner().invoke(main, ["lint", "--no-config", "--cluster", "local:none", str(EXAMPLES / "graph-rag.nq")])
     assert result.exit_code == 2
