@@ -10,8 +10,11 @@ optional extra: a one-machine install does not carry them.
 The run, partitioned by trace and not by file:
 
 1. workers read byte ranges of the inputs (``loaders.ranges``), each in one
-   pass into one trace graph as one process reads its input, and find the
-   range's connected pieces of traces from that graph's index (``pieces.split``);
+   pass into one trace graph as one process reads its input, find the
+   range's connected pieces of traces from that graph's index (``pieces.split``),
+   lint the whole graph there, keeping its results by piece (``api.check_parts``),
+   and drop it: a worker holds one range's graph at a time, and of a line-format
+   range not even its text (``LineStatements.release``);
 2. pieces whose nodes meet across ranges are found where the ranges are: each
    range deals the hashes of its pieces' subjects and outward links into
    partitions by hash (``pieces.keys``), one task per partition meets them and
@@ -24,14 +27,16 @@ The run, partitioned by trace and not by file:
    nothing when that is exact (``pieces.eligible``): their statements, each triple once, are
    given to every lint task instead, and linted once on their own for their own findings;
 3. a group whose pieces all lie in one range is a trace (or traces joined by shared entities)
-   whole inside its range: the task that holds the range lints it on the range's own graph,
-   with the part and line of each triple, the rest of the graph set aside (read, never reported
-   or counted), and returns only its results (or, for ``tg-trace list``, its rows); nothing
-   of it travels;
-4. the other groups, the seams, are dealt to buckets by size; each range's seam pieces are
-   selected per bucket where they lie (as N-Quads text), and each bucket's task fetches its
-   pieces, rebuilds whole traces with their (part, line) and lints them; seams alone are
-   parsed twice;
+   whole inside its range: its results are those its range kept, where that range states every
+   broadcast description its traces read as every range states it (``_inexact``); nothing of
+   it travels, and only its results (or, for ``tg-trace list``, its rows) come back. A range
+   whose finding fell on a node it does not describe kept its graph instead, and lints its
+   interior again with the descriptions lent to it, the rest set aside (``_interior``);
+4. the other groups, the seams (and the groups a range could not lint as one process does), are
+   dealt to buckets by size; each range's seam pieces are read again from its input, checked
+   against what was linted, and taken per bucket where they lie (as N-Quads text, ``_take``), and
+   each bucket's task fetches its pieces, rebuilds whole traces with their (part, line) and lints
+   them; seams alone are parsed twice;
 5. the results merge into one report (``api.report_of``); for ``tg-trace list`` only the rows
    travel back. Every trace is linted with the same engine and Settings as one process.
 
