@@ -150,8 +150,7 @@ def test_a_large_process_starts_its_workers_from_a_fork_server(monkeypatch):
     # memory limits act on: a process large beside a worker's share of the memory does not fork.
     if not sys.platform.startswith("linux"):
         pytest.skip("workers are forked from the client on Linux only")
-    total = cluster.psutil.virtual_memory().total
-    for rss, method in [(100 << 20, "fork"), (total // 8, "forkserver")]:
+    for rss, method in [(100 << 20, "fork"), (cluster.MEMORY_LIMIT // 8, "forkserver")]:
         monkeypatch.setattr(cluster.psutil.Process, "memory_info", lambda self, rss=rss: SimpleNamespace(rss=rss))
         assert cluster._start_method(2) == method
 

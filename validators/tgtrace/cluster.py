@@ -86,13 +86,15 @@ from .traceviews import TraceRow, capture_order, capture_views
 
 try:
     import dask
-    import psutil  # Dask's own dependency: the memory a worker may use, and this process's
+    import psutil  # Dask's own dependency: this process's memory
     from dask.sizeof import sizeof
     from distributed import Client, LocalCluster
     from distributed.security import Security
+    from distributed.system import MEMORY_LIMIT  # the machine's memory, or its container's limit
     from distributed.utils import get_mp_context
 except ImportError:  # the optional extra is not installed
     dask = psutil = Client = LocalCluster = Security = sizeof = get_mp_context = None  # type: ignore[assignment,misc]
+    MEMORY_LIMIT = 0
 
 INSTALL = "pip install 'trustgraph-ontology[cluster]'"
 # Triples of whole traces linted as one graph by a lint task: bounds a worker's memory.
@@ -231,7 +233,7 @@ def _start_method(workers: int) -> str | None:
     on Windows, which has none: spawned)."""
     methods = multiprocessing.get_all_start_methods()
     if sys.platform.startswith("linux") and "fork" in methods:
-        share = psutil.virtual_memory().total / max(1, workers)
+        share = MEMORY_LIMIT / max(1, workers)  # what Dask gives each local worker
         if psutil.Process().memory_info().rss * 8 <= share:
             return "fork"
     return "forkserver" if "forkserver" in methods else None
