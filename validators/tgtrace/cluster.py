@@ -129,13 +129,14 @@ class Parsed:
 
 
 if sizeof is not None:
-    # What a parsed range holds, as resident memory measured it (about 460 bytes a quad: its
-    # bytes, graph and pieces). Dask's scheduler weighs moving a task's inputs against running
-    # it where they lie; left to its default it sees a few dozen bytes, and moves whole ranges
-    # between workers, pickled quad by quad (about 15 µs a quad), rather than the task.
+    # What a parsed range holds, as memory measured it: about 460 bytes a quad while it keeps its
+    # text and graph, about 30 once linted and released (where each line starts, its pieces and
+    # their results). Dask's scheduler weighs moving a task's inputs against running it where
+    # they lie, and its memory limits count what a worker holds; left to its default it sees a
+    # few dozen bytes, and moved whole graphs between workers, pickled object by object.
     @sizeof.register(Parsed)
     def _range_size(parsed: Parsed) -> int:
-        return (460 if parsed.graph is not None else 110) * parsed.statements
+        return (460 if parsed.graph is not None else 30) * parsed.statements
 
 
 def available() -> bool:
