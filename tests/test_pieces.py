@@ -178,17 +178,18 @@ def test_the_rules_reach_decides_whether_descriptions_may_be_broadcast():
     assert Engine.from_graph(rdflib.Graph().parse(data=sparql, format="turtle")).inverse_reach() is None
 
 
-def test_a_parsed_range_can_move_to_another_worker(tmp_path: Path, monkeypatch):
+@pytest.mark.parametrize(("example", "fmt"), [("supervisor.nq", "nquads"), ("explain-stream.jsonl", "jsonl")])
+def test_a_parsed_range_can_move_to_another_worker(tmp_path: Path, monkeypatch, example: str, fmt: str):
     """When a worker is lost, the tasks of its ranges may run where another copy lies: a parsed
-    range (its bytes, pieces and results, or its graph where it kept it) is pickled there and
-    reads the same."""
-    text = (EXAMPLES / "supervisor.nq").read_bytes()
-    path = tmp_path / "part.nq"
+    range (its pieces and results, its text released, or its graph where it kept it) is pickled
+    there and reads the same; what travels is read again from the input."""
+    text = (EXAMPLES / example).read_bytes()
+    path = tmp_path / example
     path.write_bytes(text)
     for listing in (False, True):
-        parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), [str(path)], Settings(),
-                                listing)
+        parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), fmt), [str(path)], Settings(), listing)
         assert parsed.got.error is None and parsed.pieces and parsed.graph is None
+        assert parsed.got.quads.data is None
         moved = pickle.loads(pickle.dumps(parsed))
         with moved.got.held(), parsed.got.held():  # the bytes are read again from the input
             assert [moved.text_of(p) for p in moved.pieces] == [parsed.text_of(p) for p in parsed.pieces]
@@ -198,7 +199,7 @@ def test_a_parsed_range_can_move_to_another_worker(tmp_path: Path, monkeypatch):
     # A range whose results cannot be kept by piece (a finding on a node it does not describe,
     # from a contributor's rule) keeps its graph.
     monkeypatch.setattr(cluster, "check_parts", lambda *_: None)
-    kept = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), [str(path)], Settings(), False)
+    kept = cluster._parse(ranges.Range(str(path), 0, 0, len(text), fmt), [str(path)], Settings(), False)
     assert kept.graph is not None and kept.linted is None
     assert pickle.loads(pickle.dumps(kept)).graph.out == kept.graph.out
 

@@ -14,7 +14,7 @@ The run, partitioned by trace and not by file:
    range's connected pieces of traces from that graph's index (``pieces.split``),
    lint the whole graph there, keeping its results by piece (``api.check_parts``),
    and drop it: a worker holds one range's graph at a time, and of a line-format
-   range not even its text (``LineStatements.release``);
+   range not even its text (``ranges.RangeText.release``);
 2. pieces whose nodes meet across ranges are found where the ranges are: each
    range deals the hashes of its pieces' subjects and outward links into
    partitions by hash (``pieces.keys``), one task per partition meets them and

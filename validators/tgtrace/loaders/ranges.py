@@ -53,19 +53,14 @@ class Range:
 _BLOCK = 1 << 20
 
 
-class LineStatements(Sequence):
-    """The statements of a line-format range, kept as the range's bytes rather than as parsed
-    quads (a quad object costs several times its line): the n-th statement (from 0) is on line
-    ``lines[n]``, parsed again only when asked for (the few a finding names, a range's seams).
-    Once ``release``d, only the blocks of the lines asked for are read again from the input,
-    within ``held``."""
+class RangeText:
+    """A range's bytes, kept rather than its parsed quads (a quad object costs several times its
+    line), read by line number (from 1). Once ``release``d, only the blocks of the lines asked
+    for are read again from the input, within ``held``, each checked against what was read."""
 
-    def __init__(self, data: bytes, fmt: str, lines: Sequence[int], source: Range | None = None,
-                 name: str = "", origin: int = 0) -> None:
-        # The format by name: a parsed range may be moved to another worker, pickled, and
-        # pyoxigraph's format objects do not pickle.
+    def __init__(self, data: bytes, source: Range | None = None, name: str = "", origin: int = 0) -> None:
         self.data: bytes | None = data
-        self.format, self.lines, self.source, self.name = fmt, lines, source, name
+        self.source, self.name = source, name
         self.origin = origin  # where the bytes start in the input
         self._ends: array | None = None
         self._checks = array("I")  # CRC-32 of each block of the bytes, once released
@@ -103,7 +98,7 @@ class LineStatements(Sequence):
     def _index(self, data: bytes) -> array:
         if self._ends is None:
             # The bytes before each line, newlines not counted: 8 bytes a line, made once (in C)
-            # when a statement is first asked for. Line k (from 0) starts at ends[k] + k.
+            # when a line is first asked for. Line k (from 0) starts at ends[k] + k.
             self._ends = array("Q", accumulate(map(len, data.split(b"\n")), initial=0))
         return self._ends
 
@@ -123,17 +118,33 @@ class LineStatements(Sequence):
         first = (start // _BLOCK) * _BLOCK
         return b"".join(found)[start - first:end - first]
 
+    def line(self, number: int) -> bytes:
+        """Line ``number`` (from 1) of the range, as written (no newline)."""
+        data = self.data
+        ends = self._ends if data is None else self._index(data)
+        assert ends is not None  # a released range's index was made when it was released
+        line = number - 1
+        start, end = ends[line] + line, ends[line + 1] + line
+        return data[start:end] if data is not None else self._read_again(start, end) if end > start else b""
+
+
+class LineStatements(RangeText, Sequence):
+    """The statements of an N-Quads or N-Triples range: the n-th statement (from 0) is on line
+    ``lines[n]``, parsed again only when asked for (the few a finding names, a range's seams)."""
+
+    def __init__(self, data: bytes, fmt: str, lines: Sequence[int], source: Range | None = None,
+                 name: str = "", origin: int = 0) -> None:
+        super().__init__(data, source, name, origin)
+        # The format by name: a parsed range may be moved to another worker, pickled, and
+        # pyoxigraph's format objects do not pickle.
+        self.format, self.lines = fmt, lines
+
     def __len__(self) -> int:
         return len(self.lines)
 
     def line_of(self, n: int) -> bytes:
         """The line of the n-th statement, as written (no newline)."""
-        data = self.data
-        ends = self._ends if data is None else self._index(data)
-        assert ends is not None  # a released range's index was made when it was released
-        line = self.lines[n] - 1
-        start, end = ends[line] + line, ends[line + 1] + line
-        return data[start:end] if data is not None else self._read_again(start, end) if end > start else b""
+        return self.line(self.lines[n])
 
     def __getitem__(self, n):
         return next(iter(ox.parse(self.line_of(n), format=RDF_FORMATS[self.format])))
@@ -142,6 +153,29 @@ class LineStatements(Sequence):
         """The statements at ``positions`` as N-Quads text, one a line, in that order: their lines
         as written (N-Triples is N-Quads without graph names), nothing parsed or serialised."""
         return b"".join(self.line_of(n) + b"\n" for n in positions)
+
+
+class EventStatements(RangeText, Sequence):
+    """The statements of a JSONL range: the n-th (from 0) is the ``within[n]``-th quad of the
+    event on line ``lines[n]``, whose JSON is parsed again when one of them is asked for."""
+
+    def __init__(self, data: bytes, lines: Sequence[int], within: Sequence[int], source: Range | None = None,
+                 name: str = "", origin: int = 0) -> None:
+        super().__init__(data, source, name, origin)
+        self.lines, self.within = lines, within
+        self._last: tuple[int, list] = (0, [])  # the event read last: a run of statements shares one
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __getitem__(self, n):
+        number = self.lines[n]
+        if self._last[0] != number:
+            self._last = (number, next(jsonl_events(self.name, [self.line(number)]), (0, []))[1])
+        return self._last[1][self.within[n]]
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_last": (0, [])}  # a parsed event is read again, not pickled
 
 
 @dataclass
@@ -182,10 +216,10 @@ class RangeQuads:
     def held(self) -> AbstractContextManager:
         """A block within which a released range's bytes are read again (``LineStatements.held``)."""
         quads = self.quads
-        return quads.held() if isinstance(quads, LineStatements) else nullcontext()
+        return quads.held() if isinstance(quads, RangeText) else nullcontext()
 
     def release(self) -> None:
-        if isinstance(self.quads, LineStatements):
+        if isinstance(self.quads, RangeText):
             self.quads.release()
 
     def text(self, positions: Iterable[int]) -> bytes:
@@ -286,12 +320,14 @@ def read(r: Range, name: str, into: Callable[[Iterable], int]) -> RangeQuads:
         got.line_count = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         if r.format == "jsonl":
             quads: list = []
-            lines: list = []
+            lines = array("I")
+            within = array("I")
             for number, batch in jsonl_events(name, data.split(b"\n")):
                 quads.extend(batch)
                 lines.extend([number] * len(batch))
-            got.quads, got.lines = quads, lines
+                within.extend(range(len(batch)))
             into(quads)
+            got.quads, got.lines = EventStatements(data, lines, within, r, name, origin), lines
         else:
             _read_lines(data, r, origin, name, got, into)
     except InputError as exc:
