@@ -624,14 +624,12 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
                 cluster.close()
 
 
-def _may_broadcast(settings: Settings, after=None) -> bool:
+def _may_broadcast(settings: Settings) -> bool:
     """Whether the rules read a description only through the traces that name it: no rule reads
     who links to a node except along what hangs a trace together (which never reaches a
     broadcast description), and no SPARQL query (which may read anything) runs. The reference
     engine (pySHACL) runs the project's own components through their SPARQL validators, whose
-    reach is not the native components': it keeps the join. ``after`` (a task's result) is only
-    waited for."""
-    del after
+    reach is not the native components': it keeps the join."""
     if settings.engine != "fast":
         return False
     reach = packaged_engine(settings.codes).inverse_reach()
@@ -667,8 +665,8 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
     keyed = [client.submit(_keys, f, partitions, **where) for f, where in zip(parsed, homes)]
     dealt = [[client.submit(_share, k, p) for k in keyed] for p in range(partitions)]
     found = [client.submit(eligible, share) for share in dealt]
-    # Asked of the worker that read the first range, which has built the rules' engine to lint it.
-    may_broadcast = client.submit(_may_broadcast, settings, summarised[0], **homes[0])
+    # Asked of a worker, which builds the rules' engine (once a process) to lint its ranges anyway.
+    may_broadcast = client.submit(_may_broadcast, settings, **homes[0])
     summaries = client.gather(summarised)
     _raise_first_error(plan, names, summaries)
     offsets = _offsets(plan, summaries)
@@ -720,33 +718,34 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
     # one entry per piece, however many. A group's range, or -2 when its pieces lie in several.
     sizes = array("Q", bytes(8 * len(groups)))
     home = array("i", [-1]) * len(groups)
-    aside = bytearray(len(groups))  # pieces that are broadcast descriptions: in no group
+    # Each piece: 1 a broadcast description (in no group), 2 a piece its range could not lint as
+    # one process does (its group travels), else 0.
+    marked = bytearray(len(groups))
     first = 0
-    for summary, numbers in zip(summaries, chosen):
-        for n in numbers:
-            aside[first + n] = 1
+    for summary, described, short in zip(summaries, chosen, inexact):
+        for n in described:
+            marked[first + n] = 1
+        for n in short:
+            marked[first + n] = 2
         first += len(summary[4])
     index = 0
     broadcast_triples = 0
     for number, summary in enumerate(summaries):
         for size in summary[4]:
-            if aside[index]:
+            if marked[index] == 1:
                 broadcast_triples += size
             else:
                 g = groups[index]
                 sizes[g] += size
-                if home[g] == -1:
+                # A group whose pieces all lie in one range is linted there and never travels; the
+                # others (the seams, and the groups a range could not lint) are dealt to buckets.
+                if marked[index] == 2:
+                    home[g] = -2
+                elif home[g] == -1:
                     home[g] = number
                 elif home[g] != number:
                     home[g] = -2
             index += 1
-    # A group whose pieces all lie in one range is linted there and never travels; the others
-    # (the seams, and the groups that range could not lint as one process does) are dealt to buckets.
-    first = 0
-    for summary, numbers in zip(summaries, inexact):
-        for n in numbers:
-            home[groups[first + n]] = -2
-        first += len(summary[4])
     seam_sizes = array("Q", (size if home[g] == -2 else 0 for g, size in enumerate(sizes)))
     bucket_of = _deal(seam_sizes, workers * 2)
 
@@ -761,10 +760,10 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
     for future, summary, numbers, origin, where in zip(parsed, summaries, chosen, origins, homes):
         count = len(summary[4])
         range_groups = groups[index:index + count]
-        interior = array("q", (g if home[g] >= 0 and not aside[index + n] else -1
+        interior = array("q", (g if home[g] >= 0 and marked[index + n] != 1 else -1
                                for n, g in enumerate(range_groups)))
         seams = {n: (bucket_of[g], g) for n, g in enumerate(range_groups)
-                 if home[g] == -2 and not aside[index + n]}
+                 if home[g] == -2 and marked[index + n] != 1}
         index += count
         interior_triples += sum(size for size, g in zip(summary[4], interior) if g >= 0)
         interiors.append(interior)

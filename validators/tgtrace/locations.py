@@ -89,6 +89,14 @@ class Parts(Locator):
 _LAST = 1 << 62
 
 
+def run_end(starts: Sequence[int], start: int, statements: int) -> int:
+    """The number of the last statement of the run of a subject's statements that starts at
+    ``start``: a run lasts until the next one starts (``starts``, every run's start in order) or
+    the statements end."""
+    after = bisect_right(starts, start)
+    return starts[after] - 1 if after < len(starts) else statements
+
+
 class StatementPlaces(Locator):
     """(part, line) of each statement, recorded while the parts were read (the traces a cluster
     lints): the graph's n-th statement is ``quads[n - 1]``, read at ``places[n - 1]`` (part
@@ -112,10 +120,7 @@ class StatementPlaces(Locator):
             for start in runs.get(subject, ()):
                 n = start - 1
                 if predicate is None:
-                    # The run lasts until the next run starts.
-                    after = bisect_right(starts, start)
-                    end = starts[after] - 1 if after < len(starts) else statements
-                    for m in range(n, end):
+                    for m in range(n, run_end(starts, start, statements)):
                         part, line = place = places[m]
                         rank = (part, line or _LAST)
                         if best is None or rank < best[0]:

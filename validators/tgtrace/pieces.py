@@ -44,14 +44,13 @@ from __future__ import annotations
 
 import sys
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from functools import partial
 from hashlib import blake2b
 from itertools import chain
 
 from .graph import DERIVED, GENERATED, RDF_TYPE, SUBCLASS, TraceGraph
-from .locations import StatementPlaces
+from .locations import StatementPlaces, run_end
 from .namespaces import TG
 from .tracemodel import OWNING, TRUSTGRAPH
 
@@ -143,7 +142,6 @@ def split(graph: TraceGraph) -> list[Piece]:
         else:
             held.append(s)
     sizes = statement_counts(graph, run_starts(graph))
-    first, later = graph.first_statement, graph.later_runs
     # Every hash of the range in three calls, each piece's a slice: a call per piece costs as much again.
     groups = list(nodes.values())
     links = [list({o for s in own if s in outside for o in outside[s]}) if outside else [] for own in groups]
@@ -154,16 +152,12 @@ def split(graph: TraceGraph) -> list[Piece]:
     pieces = []
     at = linked = strongly = 0
     for own, to, by in zip(groups, links, held):
-        runs = [first[s] for s in own]
-        if later:
-            runs.extend(chain.from_iterable(later[s] for s in own if s in later))
-        runs.sort()
         piece = Piece(own, subject_hashes[at:at + len(own)],
                       link_hashes[linked:linked + len(to)] if to else _NO_HASHES,
                       held_hashes[strongly:strongly + len(by)] if by else _NO_HASHES,
                       len(own) == 1 and own[0] not in stepping,
                       not axioms.isdisjoint(own) if axioms else False, sum(map(sizes.__getitem__, own)),
-                      array("Q", runs))
+                      array("Q", sorted(chain.from_iterable(map(graph.runs, own)))))
         at, linked, strongly = at + len(own), linked + len(to), strongly + len(by)
         if piece.described:
             # Its distinct triples, in an order of their own, as one text: the same text wherever
@@ -201,8 +195,7 @@ def members(piece: Piece, starts: array, statements: int) -> Iterator[int]:
     range's ``run_starts`` and how many statements it has: run by run, as they are asked for; no
     graph is read, so they are known after it is dropped."""
     for start in piece.runs:
-        following = bisect_right(starts, start)
-        yield from range(start - 1, (starts[following] if following < len(starts) else statements + 1) - 1)
+        yield from range(start - 1, run_end(starts, start, statements))
 
 
 def keys(pieces: list[Piece], partitions: int) -> list[tuple]:

@@ -107,14 +107,14 @@ class RangeText:
         assert self._handle is not None, "a released range is read within held()"
         found = []
         for block in range(start // _BLOCK, (end - 1) // _BLOCK + 1):
-            held = self._blocks.get(block)
-            if held is None:
+            read = self._blocks.get(block)
+            if read is None:
                 self._handle.seek(self.origin + block * _BLOCK)
-                held = self._handle.read(min(_BLOCK, self._size - block * _BLOCK))
-                if zlib.crc32(held) != self._checks[block]:
+                read = self._handle.read(min(_BLOCK, self._size - block * _BLOCK))
+                if zlib.crc32(read) != self._checks[block]:
                     raise InputError(self.name, None, "changed while it was being linted: lint it again")
-                self._blocks[block] = held
-            found.append(held)
+                self._blocks[block] = read
+            found.append(read)
         first = (start // _BLOCK) * _BLOCK
         return b"".join(found)[start - first:end - first]
 
@@ -180,7 +180,7 @@ class EventStatements(RangeText, Sequence):
 
 @dataclass
 class RangeQuads:
-    """What a range holds: its quads (a list, or a line format's ``LineStatements``) with the line
+    """What a range holds: its quads (a list, or a line format's ``RangeText``) with the line
     of each (numbered within the range), how many lines it has, and the first input error met (its
     line within the range)."""
 
@@ -214,7 +214,7 @@ class RangeQuads:
         return kept
 
     def held(self) -> AbstractContextManager:
-        """A block within which a released range's bytes are read again (``LineStatements.held``)."""
+        """A block within which a released range's bytes are read again (``RangeText.held``)."""
         quads = self.quads
         return quads.held() if isinstance(quads, RangeText) else nullcontext()
 
