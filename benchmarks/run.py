@@ -227,36 +227,48 @@ def findings_of(json_path: Path) -> tuple[set[tuple[str, str]], dict | None]:
     return {(f["rule"], f["focus"]) for f in document["findings"]}, document.get("cluster")
 
 
-def measure(tool: str, cmd: list[str], size: int, work: Path, repeat: int,
-            parse_findings: bool, sample_tree: bool = False) -> Measure:
-    runs = []
-    findings = None
-    stats = None
+@dataclass
+class Tool:
+    """A command measured on a corpus: its findings are parsed from its JSON report when
+    ``parse``; ``tree``: a parallel run, whose processes are sampled for their memory."""
+
+    name: str
+    cmd: list[str]
+    parse: bool = True
+    tree: bool = False
+
+
+def measure(tools: list[Tool], size: int, work: Path, repeat: int) -> dict[str, Measure]:
+    """Each tool run ``repeat`` times, in rounds (every tool once, then again): a ratio between
+    two tools compares runs made under the same load, where a machine shared with others slows
+    down for a while. Wall and CPU time are the median of the runs, peak memory the largest."""
+    runs: dict[str, list] = {tool.name: [] for tool in tools}
+    findings: dict[str, set | None] = {tool.name: None for tool in tools}
+    stats: dict[str, dict | None] = {tool.name: None for tool in tools}
     for i in range(repeat):
-        out = work / f"{tool.replace(' ', '_')}-{size}-{i}.out"
-        wall, rss, cpu = run_measured(cmd, out, sample_tree=sample_tree, cwd=work)
-        runs.append((wall, rss, cpu))
-        if parse_findings:
-            got, more = findings_of(out)
-            if more is not None:
-                if stats is not None:  # peaks: the largest of any run
-                    more["client_peak_bytes"] = max(more["client_peak_bytes"], stats["client_peak_bytes"])
-                    more["worker_peak_bytes"] = [max(a, b) for a, b in zip(more["worker_peak_bytes"],
-                                                                           stats["worker_peak_bytes"])]
-                stats = more
-            if findings is not None and got != findings:
-                raise RuntimeError(f"{tool} reported different findings on two runs")
-            findings = got
-        out.unlink()
-    wall = statistics.median(w for w, _, _ in runs)
-    cpu = statistics.median(c for _, _, c in runs)
-    rss = max(r for _, r, _ in runs)
-    return Measure(tool, size, wall, rss, cpu, findings, runs, cluster=stats)
-
-
-# ---------------------------------------------------------------------------
-# Corpora
-# ---------------------------------------------------------------------------
+        for tool in tools:
+            out = work / f"{tool.name.replace(' ', '_')}-{size}-{i}.out"
+            runs[tool.name].append(run_measured(tool.cmd, out, sample_tree=tool.tree, cwd=work))
+            if tool.parse:
+                got, more = findings_of(out)
+                before = stats[tool.name]
+                if more is not None:
+                    if before is not None:  # peaks: the largest of any run
+                        more["client_peak_bytes"] = max(more["client_peak_bytes"], before["client_peak_bytes"])
+                        more["worker_peak_bytes"] = [max(a, b) for a, b in zip(more["worker_peak_bytes"],
+                                                                               before["worker_peak_bytes"])]
+                    stats[tool.name] = more
+                if findings[tool.name] is not None and got != findings[tool.name]:
+                    raise RuntimeError(f"{tool.name} reported different findings on two runs")
+                findings[tool.name] = got
+            out.unlink()
+    measured = {}
+    for tool in tools:
+        done = runs[tool.name]
+        measured[tool.name] = Measure(tool.name, size, statistics.median(w for w, _, _ in done),
+                                      max(r for _, r, _ in done), statistics.median(c for _, _, c in done),
+                                      findings[tool.name], done, cluster=stats[tool.name])
+    return measured
 
 def _canonical(graph, skip: set[str] = frozenset()) -> bytes:
     """A graph's triples in a form that survives blank node renaming and reordering."""
@@ -622,33 +634,32 @@ def main(argv=None) -> int:
         injected[triples] = {(f["rule"], f["focus"]) for f in manifest["faults"]}
         by_tool: dict[str, Measure] = {}
 
-        def run(tool: str, cmd: list[str], parse: bool = True, parallel: bool = False) -> None:
-            by_tool[tool] = measure(tool, cmd, triples, work, args.repeat, parse_findings=parse,  # noqa: B023 (run within the iteration)
-                                    sample_tree=parallel)
-
-        print(f"measuring {triples:,} triples ...", file=sys.stderr, flush=True)
-        run("bare parse", [sys.executable, "-c", BARE_PARSE, str(path)], parse=False)
-        run(UNPACKED, [sys.executable, "-c", PARSE_UNPACKED, str(path)], parse=False)
-        run("tg-trace lint", lint + [str(path)] + common)
+        tools = [Tool("bare parse", [sys.executable, "-c", BARE_PARSE, str(path)], parse=False),
+                 Tool(UNPACKED, [sys.executable, "-c", PARSE_UNPACKED, str(path)], parse=False),
+                 Tool("tg-trace lint", lint + [str(path)] + common)]
         if jobs_option:
-            run(f"tg-trace lint {jobs}", lint + [str(path), jobs_option, str(args.jobs)] + common,
-                parallel=True)
+            tools.append(Tool(f"tg-trace lint {jobs}", lint + [str(path), jobs_option, str(args.jobs)] + common,
+                              tree=True))
         if shards:
             folder = str(path) + ".shards"
-            run(f"tg-trace lint, {many}", lint + [folder] + common)
-            run(f"tg-trace lint {jobs}, {many}", lint + [folder, jobs_option, str(args.jobs)] + common,
-                parallel=True)
+            tools.append(Tool(f"tg-trace lint, {many}", lint + [folder] + common))
+            tools.append(Tool(f"tg-trace lint {jobs}, {many}", lint + [folder, jobs_option, str(args.jobs)] + common,
+                              tree=True))
         if args.capture_parts > 1:
             parts = cut_into_parts(path, args.capture_parts, work)
-            run(f"tg-trace lint --one-capture, {len(parts)} parts", lint + ["--one-capture", *parts] + common)
-            for workers in CLUSTER_WORKERS:
-                run(cluster_tool(workers, len(parts)),
-                    [sys.executable, "-c", CLUSTER_RUN, f"local:{workers}", *parts], parallel=True)
+            tools.append(Tool(f"tg-trace lint --one-capture, {len(parts)} parts",
+                              lint + ["--one-capture", *parts] + common))
+            tools.extend(Tool(cluster_tool(workers, len(parts)),
+                              [sys.executable, "-c", CLUSTER_RUN, f"local:{workers}", *parts], tree=True)
+                         for workers in CLUSTER_WORKERS)
         if args.explore:
             explore_common = ["--format", "json", "--no-config"]
-            run(LIST, tg_trace_command() + ["list", str(path)] + explore_common, parse=False)
-            run(SHOW_ONE, tg_trace_command() + ["show", str(path), "--trace", first_trace(path)] + explore_common,
-                parse=False)
+            tools.append(Tool(LIST, tg_trace_command() + ["list", str(path)] + explore_common, parse=False))
+            tools.append(Tool(SHOW_ONE, tg_trace_command() + ["show", str(path), "--trace", first_trace(path)]
+                              + explore_common, parse=False))
+
+        print(f"measuring {triples:,} triples ...", file=sys.stderr, flush=True)
+        by_tool.update(measure(tools, triples, work, args.repeat))
         # Compared with the size asked for: a corpus ends on a whole trace, a little above it.
         if args.skip_pyshacl_above is None or size <= args.skip_pyshacl_above:
             cached, cache_path = cached_reference(path, args.corpora)
@@ -656,8 +667,8 @@ def main(argv=None) -> int:
                 by_tool["pySHACL"] = cached
             else:
                 print(f"  pySHACL on {triples:,} triples (slow) ...", file=sys.stderr, flush=True)
-                m = measure("pySHACL", lint + [str(path), "--engine", "shacl"] + common,
-                            triples, work, 1, parse_findings=True)
+                m = measure([Tool("pySHACL", lint + [str(path), "--engine", "shacl"] + common)],
+                            triples, work, 1)["pySHACL"]
                 store_reference(m, cache_path, env["commit"])
                 by_tool["pySHACL"] = m
         results[triples] = by_tool
@@ -673,7 +684,8 @@ def main(argv=None) -> int:
         f"rdflib {env['rdflib']}",
         f"corpus: real-emitter traces (trustgraph-base {env['trustgraph-base']}), "
         f"{args.faults * 100:g}% of traces faulty, seed {args.seed}",
-        f"timing: median of {args.repeat} run(s) per tool, pySHACL one run; peak RSS: the largest run"
+        f"timing: median of {args.repeat} run(s) per tool, in rounds of one run of each tool; pySHACL one run; "
+        f"peak RSS: the largest run"
         + (f", summed over the processes of a {jobs} row" if jobs_option else ""),
     ]
     if not jobs_option and args.jobs > 1:

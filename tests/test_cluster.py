@@ -26,6 +26,7 @@ from tgtrace.loaders import InputError
 from tgtrace.settings import Settings
 from tgtrace.tracemodel import TRUSTGRAPH
 
+dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 fsspec = pytest.importorskip("fsspec")
 
@@ -36,17 +37,39 @@ CHUNK = 1500
 
 @pytest.fixture(scope="module")
 def client():
+    """Workers started apart from this process (spawned), as a remote cluster's are: each hashes
+    text with its own salt, and the ranges' nodes are hashed with blake2b."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as local, distributed.Client(local) as connected:
+        assert cluster._salt(connected) is None
         yield connected
+
+
+@pytest.fixture(scope="module")
+def forked():
+    """Workers forked from this process, as --cluster local:N starts them on Linux: they share its
+    salt, and the ranges' nodes are hashed with the interpreter's own hash."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=":0") as local, distributed.Client(local) as connected:
+        assert cluster._salt(connected) == hash(cluster.PROBE)
+        yield connected
+
+
+# Both ways of hashing a range's nodes, each on its own cluster.
+HASHINGS = ["client", "forked"]
 
 
 CASES = [EXAMPLES / "releases" / "2.1.16" / "react.nq", EXAMPLES / "releases" / "2.2.12" / "supervisor.nq",
          EXAMPLES / "legacy-react-multi-iteration.nq", EXAMPLES / "supervisor.nq", EXAMPLES / "explain-stream.jsonl"]
 
 
+@pytest.mark.parametrize("hashing", HASHINGS)
 @pytest.mark.parametrize("source", CASES, ids=lambda p: str(p.relative_to(EXAMPLES)))
-def test_cut_example_gives_the_findings_of_one_process(source: Path, tmp_path: Path, client):
+def test_cut_example_gives_the_findings_of_one_process(source: Path, tmp_path: Path, hashing: str, request):
+    client = request.getfixturevalue(hashing)
     parts = cut(source, tmp_path, parts=4, seed=5)
     whole = tgtrace.lint(str(source), fail_on="never", allow_empty=True)
     report = cluster.lint(*(str(p) for p, _ in parts), settings=ONE_CAPTURE, client=client, chunk=CHUNK)
@@ -56,7 +79,9 @@ def test_cut_example_gives_the_findings_of_one_process(source: Path, tmp_path: P
     assert report.terms_used == whole.terms_used
 
 
-def test_corpus_cut_in_eight_parts(tmp_path: Path, client):
+@pytest.mark.parametrize("hashing", HASHINGS)
+def test_corpus_cut_in_eight_parts(tmp_path: Path, hashing: str, request):
+    client = request.getfixturevalue(hashing)
     source = corpus(100_000, tmp_path)
     parts = cut(source, tmp_path, parts=8, seed=11)
     names = [str(p) for p, _ in parts]
@@ -88,6 +113,20 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path, cl
     assert killed
     assert rows(report) == moved(whole, parts)
     assert len(report.findings) == len(whole.findings)
+
+
+def test_a_worker_that_hashes_text_unlike_the_others_stops_the_run(tmp_path: Path):
+    # Forked workers hash a range's nodes with the salt of the process they were forked from: a
+    # worker started apart that joined mid-run would hash them otherwise, and its ranges would
+    # meet no other range's. It stops the run with one line (exit 2), never a wrong report.
+    source = EXAMPLES / "supervisor.nq"
+    r = cluster.ranges.Range(str(source), 0, 0, source.stat().st_size, "nquads")
+    with pytest.raises(cluster.SettingsError, match="hashes text unlike the others"):
+        cluster._parse(r, [str(source)], ONE_CAPTURE, False, 2, hash(cluster.PROBE) + 1)
+    salted = cluster._parse(r, [str(source)], ONE_CAPTURE, False, 2, hash(cluster.PROBE))
+    plain = cluster._parse(r, [str(source)], ONE_CAPTURE, False, 2, None)
+    assert [p.size for p in salted.pieces] == [p.size for p in plain.pieces]
+    assert [list(p.subjects) for p in salted.pieces] != [list(p.subjects) for p in plain.pieces]
 
 
 def test_memory_urls_and_globs():

@@ -124,7 +124,7 @@ def broadcast_of(texts: list[str], partitions: int = 2) -> set[str]:
 
     pieces = [pieces_of(text) for text in texts]
     dealt = [keys(p, partitions) for p in pieces]
-    chosen = set().union(*(eligible([d[partition] for d in dealt]) for partition in range(partitions)))
+    chosen = set().union(*(eligible([d[partition] for d in dealt])[0] for partition in range(partitions)))
     while chosen:
         leaving = set().union(*(escapes(p, frozenset(chosen))[0] for p in pieces))
         if not leaving:
@@ -162,6 +162,27 @@ def test_a_description_several_ranges_repeat_is_broadcast_only_where_exact():
         "urn:agent", "urn:maker"}
 
 
+def test_a_description_is_uniform_where_every_range_states_the_same_triples():
+    """The partitions that meet the ranges say which broadcast descriptions every range states
+    alike, in any order and however often: only there may a range's results read its own."""
+    from tgtrace.pieces import eligible, hashes
+
+    agent = '<urn:agent> <http://www.w3.org/2000/01/rdf-schema#label> "agent" .\n'
+    named = '<urn:agent> <urn:name> "A" .\n'
+    trace = f"<urn:q{{n}}> {TYPE} <https://trustgraph.ai/ns/Question> .\n<urn:q{{n}}> {ASSOCIATED} <urn:agent> .\n"
+
+    def met(*texts: str) -> tuple[set, set]:
+        dealt = [keys(pieces_of(text), 1) for text in texts]
+        found, alike = eligible([d[0] for d in dealt])
+        return set(found), set(alike)
+
+    h = hashes(["urn:agent"])[0]
+    alike = met(trace.format(n=1) + agent + named, trace.format(n=2) + named + agent + agent)
+    assert alike == ({h}, {h})
+    differently = met(trace.format(n=1) + agent + named, trace.format(n=2) + agent, trace.format(n=3) + agent + named)
+    assert differently == ({h}, set())
+
+
 def test_the_rules_reach_decides_whether_descriptions_may_be_broadcast():
     import rdflib
     from tgtrace.api import packaged_engine
@@ -187,7 +208,7 @@ def test_a_parsed_range_can_move_to_another_worker(tmp_path: Path, monkeypatch, 
     path = tmp_path / example
     path.write_bytes(text)
     for listing in (False, True):
-        parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), fmt), [str(path)], Settings(), listing)
+        parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), fmt), [str(path)], Settings(), listing, 2, None)
         assert parsed.got.error is None and parsed.pieces and parsed.graph is None
         assert parsed.got.quads.data is None
         moved = pickle.loads(pickle.dumps(parsed))
@@ -199,7 +220,7 @@ def test_a_parsed_range_can_move_to_another_worker(tmp_path: Path, monkeypatch, 
     # A range whose results cannot be kept by piece (a finding on a node it does not describe,
     # from a contributor's rule) keeps its graph.
     monkeypatch.setattr(cluster, "check_parts", lambda *_: None)
-    kept = cluster._parse(ranges.Range(str(path), 0, 0, len(text), fmt), [str(path)], Settings(), False)
+    kept = cluster._parse(ranges.Range(str(path), 0, 0, len(text), fmt), [str(path)], Settings(), False, 2, None)
     assert kept.graph is not None and kept.linted is None
     assert pickle.loads(pickle.dumps(kept)).graph.out == kept.graph.out
 
@@ -210,7 +231,7 @@ def test_a_range_rewritten_after_it_was_read_is_an_input_error(tmp_path: Path):
     text = (EXAMPLES / "supervisor.nq").read_bytes()
     path = tmp_path / "part.nq"
     path.write_bytes(text)
-    parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), [str(path)], Settings(), False)
+    parsed = cluster._parse(ranges.Range(str(path), 0, 0, len(text), "nquads"), [str(path)], Settings(), False, 2, None)
     assert parsed.got.quads.data is None
     path.write_bytes(text.replace(b"urn:trustgraph:", b"urn:trustgraph:x", 1))
     with pytest.raises(InputError, match="changed while it was being linted"), parsed.got.held():

@@ -138,10 +138,11 @@ class PartResults:
             triples=triples, terms=_terms_used(kinds), type_sets=_type_sets(kinds))
 
 
-def check_parts(graph: TraceGraph, settings: Settings, part_of: dict) -> PartResults | None:
-    """The graph's results kept by part, ``part_of`` giving the part of each subject; None when a
-    finding or a trace falls in no part (its focus is no subject of the graph: what another part
-    links to), which only a graph kept whole can tell apart."""
+def check_parts(graph: TraceGraph, settings: Settings, part_of: dict, source: str) -> PartResults | None:
+    """The graph's results kept by part, ``part_of`` giving the part of each subject, ``source``
+    the input that holds every statement of the graph; None when a finding or a trace falls in
+    no part (its focus is no subject of the graph: what another part links to), which only a
+    graph kept whole can tell apart."""
     declared, hits, models = _checked(graph, settings)
     if any(hit.focus not in part_of for hit in hits):
         return None
@@ -150,22 +151,21 @@ def check_parts(graph: TraceGraph, settings: Settings, part_of: dict) -> PartRes
         return None
     parted = PartResults(graph.name)
     parted.findings = [(part_of[focus], finding) for focus, finding in _findings(graph, hits, settings, models)]
-    files = _trace_files(graph)
-    parted.traces = {tg.name(root): (part_of[root], files[tg.name(root)]) for root in roots}
+    # Every root is a subject here (else None above): its statements are in ``source``.
+    parted.traces = {tg.name(root): (part_of[root], source) for root in roots}
     parted.trace_models = {tg.name(root): (part_of[root], inference.releases) for root, inference in models.items()}
-    declared_kinds = _declared_kinds()
     for kind, nodes in graph.kinds().items():
-        for node in nodes:
-            part = part_of.get(node)
+        # Counted per part at once: a kind holds many nodes, a graph a few hundred kinds.
+        for part, count in Counter(map(part_of.get, nodes)).items():
             if part is None:
-                parted.common[kind] += 1
-                continue
-            counted = parted.kinds.get(part)
-            if counted is None:
-                counted = parted.kinds[part] = Counter()
-            counted[kind] += 1
-            if node in declared:
-                parted.declared.setdefault(part, Counter())[declared_kinds[node]] += 1
+                parted.common[kind] += count
+            else:
+                parted.kinds.setdefault(part, Counter())[kind] += count
+    declared_kinds = _declared_kinds()
+    for node in declared:
+        part = part_of.get(node)
+        if part is not None and node in graph.out:  # a node of some kind, as counted above
+            parted.declared.setdefault(part, Counter())[declared_kinds[node]] += 1
     return parted
 
 

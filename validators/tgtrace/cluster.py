@@ -57,6 +57,7 @@ from array import array
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from urllib.parse import urlsplit
 
 import pyoxigraph as ox
@@ -73,6 +74,8 @@ from .pieces import (
     eligible,
     escapes,
     graph_of,
+    hashes,
+    interpreter_hashes,
     join,
     keys,
     meet,
@@ -99,6 +102,9 @@ except ImportError:  # the optional extra is not installed
 INSTALL = "pip install 'trustgraph-ontology[cluster]'"
 # Triples of whole traces linted as one graph by a lint task: bounds a worker's memory.
 BATCH_TRIPLES = 250_000
+# Seam triples a bucket lints at least: a few thousand are linted in less time than their tasks
+# cost (fetching a range's seams for a bucket, about 2 ms of the client's, scheduler's and workers' time).
+SEAM_TRIPLES = 50_000
 # Bytes of a line-format input per range: enough ranges to keep every worker busy, few enough to
 # keep the summaries and tasks few.
 MAX_CHUNK = 64 << 20
@@ -107,17 +113,18 @@ MIN_CHUNK = 1 << 20
 
 class Parsed:
     """What a parse task leaves on its worker: the range's statements and lines, where the runs
-    of each subject's statements start, its pieces, and, linted where it was read, the results
+    of each subject's statements start, its pieces, their hashes dealt into the partitions that
+    meet them (``pieces.keys``), and, linted where it was read, the results
     of every piece, kept by piece until the join tells which are whole traces. The range's graph
     is dropped once linted, so a worker holds one range's graph at a time; it is kept (``graph``)
     only where a finding falls on a node no statement of the range describes, which only the
     graph can place. The tasks that need the range run where it lies."""
 
-    __slots__ = ("got", "graph", "starts", "statements", "pieces", "linted", "rows")
+    __slots__ = ("got", "graph", "starts", "statements", "pieces", "keyed", "linted", "rows")
 
     def __init__(self, got: ranges.RangeQuads, graph: TraceGraph | None, starts: array, pieces: list[Piece],
-                 linted: PartResults | None = None, rows: list | None = None) -> None:
-        self.got, self.graph, self.starts, self.pieces = got, graph, starts, pieces
+                 keyed: list, linted: PartResults | None = None, rows: list | None = None) -> None:
+        self.got, self.graph, self.starts, self.pieces, self.keyed = got, graph, starts, pieces, keyed
         self.statements = len(got.quads)
         self.linted, self.rows = linted, rows
 
@@ -192,16 +199,32 @@ def require(address: str, trust_network: bool = False) -> None:
                             f"use tls:// with Dask's TLS settings, or pass {TRUST_FLAG} if the network is trusted")
 
 
-def connect(address: str, trust_network: bool = False):
-    """A client of the scheduler at ``address``, or of a new local cluster of N worker processes."""
+# A local cluster is started for one run, and nobody watches its dashboard: its workers do not
+# sample their task's stack every 10 ms for the dashboard's profile, and its servers (the
+# scheduler, each nanny, each worker) measure their event loop and the machine less often.
+# Idle, each process spent about 2% of a core on these.
+LOCAL_CONFIG = {
+    # A task waits for the worker that holds its range: running it elsewhere would first move
+    # the range there.
+    "distributed.scheduler.work-stealing": False,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+}
+
+
+def connect(address: str, trust_network: bool = False, prepare=None):
+    """A client of the scheduler at ``address``, or of a new local cluster of N worker processes.
+    ``prepare`` (no arguments) is what every worker would do first, run here when the workers
+    are forked from this process, so that they share it rather than each doing it again."""
     require(address, trust_network)
     if address.startswith("local:"):
-        # Loopback only: nothing off this machine joins. Its scheduler steals no task: a task waits
-        # for the worker that holds its range, where running it elsewhere would first move the range
-        # there.
+        # Loopback only: nothing off this machine joins.
         workers = int(address.removeprefix("local:"))
         method = _start_method(workers)
-        with dask.config.set({"distributed.scheduler.work-stealing": False,
+        if method == "fork" and prepare is not None:
+            prepare()
+        with dask.config.set({**LOCAL_CONFIG,
                               **({"distributed.worker.multiprocessing-method": method} if method else {})}):
             if method == "forkserver":
                 get_mp_context().set_forkserver_preload(["__main__", __name__])
@@ -243,39 +266,67 @@ def _start_method(workers: int) -> str | None:
 # ---------------------------------------------------------------- tasks run on workers
 
 
-def _parse(r: ranges.Range, names: list, settings: Settings, listing: bool) -> Parsed:
-    """A range read in one pass into one trace graph, its pieces found from that graph, and the
-    graph linted there, as one process lints it, its results kept by piece (the rows of its
-    traces too, for ``tg-trace list``); then the graph is dropped."""
+def _parse(r: ranges.Range, names: list, settings: Settings, listing: bool, partitions: int,
+           salt: int | None) -> Parsed:
+    """A range read in one pass into one trace graph, its pieces found from that graph and their
+    hashes dealt into ``partitions``, and the graph linted there, as one process lints it, its
+    results kept by piece (the rows of its traces too, for ``tg-trace list``); then the graph is
+    dropped. ``salt`` (``_salt``): nodes are hashed with the interpreter's own hash."""
+    if salt is not None and _probe() != salt:
+        # Its hashes would never meet the other ranges': a worker that joined mid-run, started apart.
+        raise SettingsError("--cluster: a worker that hashes text unlike the others joined during the run: lint again")
     # A range's graph is millions of objects and no cycles: the collector's passes would walk
-    # them again and again (a quarter of the parse).
+    # them again and again (a quarter of the parse). It is dropped with the frame of
+    # ``_parsed``, before the collector runs again.
     with tg.collector_paused():
-        graph = TraceGraph(names[r.part], model=TRUSTGRAPH)
-        got = ranges.read(r, names[r.part], graph.add_quads)
-        if got.error is not None:
-            return Parsed(got, None, array("Q"), [])
-        starts = run_starts(graph)
-        pieces = split(graph)
-        part_of = {node: number for number, piece in enumerate(pieces) for node in piece.nodes}
-        # Lines within the range: the client adds the lines before it once every range has said
-        # how many it holds. A finding on a node no statement describes names the capture's first
-        # part, as one process names it.
-        graph.name = names[0]
-        graph.locator = StatementPlaces(names, got.quads, _RangePlaces(r.part, 0, got.lines), starts)
-        linted = check_parts(graph, settings, part_of)
-        if linted is None:
-            return Parsed(got, graph, starts, pieces)
-        rows = None
-        if listing:
-            # A root's name is its key.
-            views = capture_views(graph, [finding for _, finding in linted.findings])
-            if any(view.trace not in part_of for view in views):
-                return Parsed(got, graph, starts, pieces)
-            rows = [(part_of[view.trace], view.summary()) for view in views]
-        for piece in pieces:
-            piece.nodes = ()  # only the graph's keys, dropped with it
-        got.release()  # read again from the input for what travels (``_take``)
-        return Parsed(got, None, starts, pieces, linted, rows)
+        return _parsed(r, names, settings, listing, partitions, hashes if salt is None else interpreter_hashes)
+
+
+def _parsed(r: ranges.Range, names: list, settings: Settings, listing: bool, partitions: int, hashed) -> Parsed:
+    graph = TraceGraph(names[r.part], model=TRUSTGRAPH)
+    got = ranges.read(r, names[r.part], graph.add_quads)
+    if got.error is not None:
+        return Parsed(got, None, array("Q"), [], keys([], partitions))
+    starts = run_starts(graph)
+    pieces = split(graph, starts, hashed)
+    keyed = keys(pieces, partitions)
+    part_of = {node: number for number, piece in enumerate(pieces) for node in piece.nodes}
+    # Lines within the range: the client adds the lines before it once every range has said
+    # how many it holds. A finding on a node no statement describes names the capture's first
+    # part, as one process names it.
+    graph.name = names[0]
+    graph.locator = StatementPlaces(names, got.quads, _RangePlaces(r.part, 0, got.lines), starts)
+    linted = check_parts(graph, settings, part_of, names[r.part])
+    if linted is None:
+        return Parsed(got, graph, starts, pieces, keyed)
+    rows = None
+    if listing:
+        # A root's name is its key.
+        views = capture_views(graph, [finding for _, finding in linted.findings])
+        if any(view.trace not in part_of for view in views):
+            return Parsed(got, graph, starts, pieces, keyed)
+        rows = [(part_of[view.trace], view.summary()) for view in views]
+    for piece in pieces:
+        piece.nodes = ()  # only the graph's keys, dropped with it
+    got.release()  # read again from the input for what travels (``_take``)
+    return Parsed(got, None, starts, pieces, keyed, linted, rows)
+
+
+# Text whose hash tells whether a process hashes text as this one does (Python salts str's hash
+# per interpreter, and a forked process keeps its parent's salt).
+PROBE = "tgtrace: the salt of str's hash"
+
+
+def _probe() -> int:
+    return hash(PROBE)
+
+
+def _salt(client) -> int | None:
+    """This process's hash of ``PROBE`` when every worker hashes text as this process does (each
+    forked from it, as a local cluster's are): the ranges' nodes are then hashed with the
+    interpreter's own hash, which a graph's keys have cached; else None, and with blake2b."""
+    mine = _probe()
+    return mine if all(theirs == mine for theirs in client.run(_probe).values()) else None
 
 
 def _summary(parsed: Parsed):
@@ -287,19 +338,15 @@ def _summary(parsed: Parsed):
             any(p.axioms for p in pieces), parsed.graph is not None)
 
 
-def _keys(parsed: Parsed, partitions: int) -> list:
-    return keys(parsed.pieces, partitions)
+def _share(parsed: Parsed, partition: int):
+    return parsed.keyed[partition]
 
 
-def _share(keyed: list, partition: int):
-    return keyed[partition]
-
-
-def _escapes(parsed: Parsed, broadcast: frozenset) -> tuple:
-    """``escapes``, with the subject and digest of each description chosen."""
+def _escapes(parsed: Parsed, broadcast: frozenset, uniform: frozenset) -> tuple:
+    """``escapes``, with the pieces ``_inexact`` gives should ``broadcast`` be final: most often
+    it is, and one task answers both."""
     leaving, chosen = escapes(parsed.pieces, broadcast)
-    pieces = parsed.pieces
-    return leaving, chosen, [(pieces[n].subjects[0], pieces[n].digest) for n in chosen]
+    return leaving, chosen, _inexact(parsed, broadcast, uniform)
 
 
 def _inexact(parsed: Parsed, broadcast: frozenset, uniform: frozenset) -> list[int]:
@@ -607,7 +654,9 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
     names = [name for _, name, _ in files]
     own = client is None
     if own:
-        client = connect(settings.cluster, settings.trust_network)  # type: ignore[arg-type]  # set: this runs for --cluster
+        # The rules' engine, which every worker builds to lint its ranges (a tenth of a second of CPU).
+        client = connect(settings.cluster, settings.trust_network,  # type: ignore[arg-type]  # set: this runs for --cluster
+                         prepare=partial(packaged_engine, settings.codes))
     try:
         addresses = sorted(client.scheduler_info()["workers"])
         workers = max(1, len(addresses))
@@ -658,12 +707,15 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
          task) -> list:
     workers = max(1, len(addresses))
     homes = _homes(plan, addresses)
-    parsed = [client.submit(_parse, r, names, settings, task is _rows, **where) for r, where in zip(plan, homes)]
+    # As many partitions as workers: each meets the hashes of every range, so more would add
+    # tasks (a range's share of each) and no work.
+    partitions = workers
+    salt = _salt(client)
+    parsed = [client.submit(_parse, r, names, settings, task is _rows, partitions, salt, **where)
+              for r, where in zip(plan, homes)]
     summarised = [client.submit(_summary, f, **where) for f, where in zip(parsed, homes)]
     # Submitted with the summaries, so the partitions meet while the client checks for errors.
-    partitions = workers * 2
-    keyed = [client.submit(_keys, f, partitions, **where) for f, where in zip(parsed, homes)]
-    dealt = [[client.submit(_share, k, p) for k in keyed] for p in range(partitions)]
+    dealt = [[client.submit(_share, f, p, **where) for f, where in zip(parsed, homes)] for p in range(partitions)]
     found = [client.submit(eligible, share) for share in dealt]
     # Asked of a worker, which builds the rules' engine (once a process) to lint its ranges anyway.
     may_broadcast = client.submit(_may_broadcast, settings, **homes[0])
@@ -677,27 +729,25 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
     # inverse of what they are linked by) and what they link to is broadcast too; class axioms
     # are read by every trace, so a capture that states any keeps the join.
     broadcast: set = set()
+    # A range linted its traces with its own statements of the descriptions they name: that is
+    # one process's reading only where it states every triple the capture states of them, which
+    # holds where every range that describes one describes it alike (``uniform``).
+    uniform: set = set()
     if may_broadcast.result() and not any(s[5] for s in summaries):
-        for hashes in client.gather(found):
+        for hashes, alike in client.gather(found):
             broadcast.update(hashes)
+            uniform.update(alike)
+    frozen_uniform = frozenset(uniform)
     chosen: list = [[] for _ in plan]
     inexact: list = [[] for _ in plan]
     while broadcast:  # drop the descriptions that link past the broadcast, until none does
         frozen = frozenset(broadcast)
-        answers = client.gather([client.submit(_escapes, f, frozen, **where) for f, where in zip(parsed, homes)])
+        answers = client.gather([client.submit(_escapes, f, frozen, frozen_uniform, **where)
+                                 for f, where in zip(parsed, homes)])
         leaving = set().union(*(leaving for leaving, _, _ in answers))
         if not leaving:
             chosen = [numbers for _, numbers, _ in answers]
-            # A range linted its traces with its own statements of the descriptions they name:
-            # that is one process's reading only where it states every triple the capture states
-            # of them, which holds where every range that describes one describes it alike.
-            digests: dict = {}
-            for _, _, described in answers:
-                for subject, digest in described:
-                    digests.setdefault(subject, set()).add(digest)
-            uniform = frozenset(subject for subject, seen in digests.items() if len(seen) == 1)
-            inexact = client.gather([client.submit(_inexact, f, frozen, uniform, **where)
-                                     for f, where in zip(parsed, homes)])
+            inexact = [short for _, _, short in answers]
             break
         broadcast -= leaving
     frozen = frozenset(broadcast)
@@ -707,7 +757,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
         # Hashes moved between workers to find the edges (never through the client).
         stats["keys_bytes"] = sum(client.nbytes([f.key for share in dealt for f in share],
                                                 summary=False).values())
-    del keyed, dealt, met, found
+    del dealt, met, found
     groups = join([len(s[4]) for s in summaries], edges)
     if any(s[5] for s in summaries) and len(plan) > 1:
         # Class axioms (rdfs:subClassOf) are read by every trace, wherever they are stated, and
@@ -747,7 +797,8 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
                     home[g] = -2
             index += 1
     seam_sizes = array("Q", (size if home[g] == -2 else 0 for g, size in enumerate(sizes)))
-    bucket_of = _deal(seam_sizes, workers * 2)
+    # Two buckets a worker, each of at least SEAM_TRIPLES, so that a bucket's work is worth its tasks.
+    bucket_of = _deal(seam_sizes, max(1, min(workers * 2, sum(seam_sizes) // SEAM_TRIPLES)))
 
     origins = [(r.part, offsets[id(r)]) for r in plan]
     # Each range's interior (the group of each piece linted where it lies, else -1), and what is

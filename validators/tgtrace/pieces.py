@@ -57,6 +57,8 @@ from .tracemodel import OWNING, TRUSTGRAPH
 # What hangs a trace together: a node linked by these is a step of a trace, never a description.
 STRUCTURAL = frozenset({DERIVED, GENERATED, *OWNING})
 _NO_HASHES = array("Q")
+# A description's digest: 128 bits, so that no trace can be written to pass for another description.
+DIGEST_BYTES = 16
 
 
 _blake2b_64 = partial(blake2b, digest_size=8)
@@ -70,6 +72,15 @@ def hashes(nodes) -> array:
     found.frombytes(b"".join(map(blake2b.digest, map(_blake2b_64, map(str.encode, map(str, nodes))))))
     if sys.byteorder != "little":
         found.byteswap()
+    return found
+
+
+def interpreter_hashes(nodes) -> array:
+    """The interpreter's own hash of each graph key's text (salted per interpreter): the same
+    only in processes that share this one's salt, forked from one interpreter; a fraction of the
+    cost of ``hashes`` (a key's hash is already cached, as a key of the graph's index)."""
+    found = array("Q")
+    found.frombytes(array("q", map(hash, map(str, nodes))).tobytes())
     return found
 
 
@@ -94,11 +105,13 @@ class Piece:
         self.runs, self.distinct, self.digest = runs, distinct, digest
 
 
-def split(graph: TraceGraph) -> list[Piece]:
+def split(graph: TraceGraph, starts: array | None = None, hashed=hashes) -> list[Piece]:
     """The connected pieces of a range read into ``graph``, found from the graph's own index:
     subjects joined along their links to steps of a trace. A link to a description (a subject
     that is no step of a trace) joins nothing here: it is kept as a link, so that the meeting of
-    the ranges may treat a description every range repeats as a broadcast (see ``eligible``)."""
+    the ranges may treat a description every range repeats as a broadcast (see ``eligible``).
+    ``starts`` are the graph's ``run_starts``, when known; ``hashed`` hashes the nodes (``hashes``,
+    or ``interpreter_hashes`` where every range is split in a process that shares the salt)."""
     out, types = graph.out, graph.types
     trustgraph_kinds = {kind for kind in set().union(*types.values()) if kind.startswith(TG)}
     # Subjects that some statement of theirs hangs in a trace, by a link or a TrustGraph class.
@@ -141,31 +154,39 @@ def split(graph: TraceGraph) -> list[Piece]:
             nodes[root] = [s]
         else:
             held.append(s)
-    sizes = statement_counts(graph, run_starts(graph))
+    if starts is None:
+        starts = run_starts(graph)
+    # How many statements each run holds, repeated ones too: a run lasts until the next one starts.
+    ends = starts[1:]
+    ends.append(graph.statements + 1)
+    length = dict(zip(starts, map(int.__sub__, ends, starts)))
+    first, later = graph.first_statement, graph.later_runs
     # Every hash of the range in three calls, each piece's a slice: a call per piece costs as much again.
     groups = list(nodes.values())
     links = [list({o for s in own if s in outside for o in outside[s]}) if outside else [] for own in groups]
     held = [list({o for s in own if s in strong for o in strong[s]}) if strong else [] for own in groups]
-    subject_hashes = hashes(chain.from_iterable(groups))
-    link_hashes = hashes(chain.from_iterable(links))
-    held_hashes = hashes(chain.from_iterable(held))
+    subject_hashes = hashed(chain.from_iterable(groups))
+    link_hashes = hashed(chain.from_iterable(links))
+    held_hashes = hashed(chain.from_iterable(held))
     pieces = []
     at = linked = strongly = 0
     for own, to, by in zip(groups, links, held):
+        # Where its subjects' runs start: most subjects' statements are one run, their first.
+        runs = array("Q", sorted(chain(map(first.__getitem__, own), chain.from_iterable(
+            later[s] for s in own if s in later)) if later and not later.keys().isdisjoint(own)
+            else map(first.__getitem__, own)))
         piece = Piece(own, subject_hashes[at:at + len(own)],
                       link_hashes[linked:linked + len(to)] if to else _NO_HASHES,
                       held_hashes[strongly:strongly + len(by)] if by else _NO_HASHES,
                       len(own) == 1 and own[0] not in stepping,
-                      not axioms.isdisjoint(own) if axioms else False, sum(map(sizes.__getitem__, own)),
-                      array("Q", sorted(chain.from_iterable(map(graph.runs, own)))))
+                      not axioms.isdisjoint(own) if axioms else False, sum(map(length.__getitem__, runs)), runs)
         at, linked, strongly = at + len(own), linked + len(to), strongly + len(by)
         if piece.described:
             # Its distinct triples, in an order of their own, as one text: the same text wherever
-            # the same triples are stated. 128 bits, so that no trace can be written to pass for
-            # another description.
+            # the same triples are stated.
             stated = sorted(f"{p} {o}" for p, objects in out[own[0]].items() for o in objects)
             piece.distinct = len(stated)
-            piece.digest = blake2b("\n".join(stated).encode(), digest_size=16).digest()
+            piece.digest = blake2b("\n".join(stated).encode(), digest_size=DIGEST_BYTES).digest()
         pieces.append(piece)
     return pieces
 
@@ -175,19 +196,6 @@ def run_starts(graph: TraceGraph) -> array:
     if not graph.later_runs:  # every subject's statements together: first statements are in order
         return array("Q", graph.first_statement.values())
     return array("Q", sorted([*graph.first_statement.values(), *chain.from_iterable(graph.later_runs.values())]))
-
-
-def statement_counts(graph: TraceGraph, starts: array) -> dict:
-    """How many statements of the graph (repeated ones too) each subject has, from ``starts``
-    (``run_starts``): a run lasts until the next one starts."""
-    ends = starts[1:]
-    ends.append(graph.statements + 1)
-    length = dict(zip(starts, map(int.__sub__, ends, starts)))
-    first = graph.first_statement
-    counts = dict(zip(first, map(length.__getitem__, first.values())))
-    for s, later in graph.later_runs.items():
-        counts[s] += sum(map(length.__getitem__, later))
-    return counts
 
 
 def members(piece: Piece, starts: array, statements: int) -> Iterator[int]:
@@ -201,14 +209,17 @@ def members(piece: Piece, starts: array, statements: int) -> Iterator[int]:
 def keys(pieces: list[Piece], partitions: int) -> list[tuple]:
     """A range's hashes dealt into ``partitions`` by hash: for each, (subject hashes, their
     pieces, whether each is a description, link hashes, their pieces, hashes linked to by a
-    structural predicate), pieces numbered in the range."""
-    dealt = [(array("Q"), array("I"), array("B"), array("Q"), array("I"), array("Q")) for _ in range(partitions)]
+    structural predicate, the digest of each description in turn), pieces numbered in the range."""
+    dealt = [(array("Q"), array("I"), array("B"), array("Q"), array("I"), array("Q"), bytearray())
+             for _ in range(partitions)]
     for index, piece in enumerate(pieces):
         for h in piece.subjects:
             share = dealt[h % partitions]
             share[0].append(h)
             share[1].append(index)
             share[2].append(piece.described)
+            if piece.described:
+                share[6].extend(piece.digest)
         for h in piece.links:
             share = dealt[h % partitions]
             share[3].append(h)
@@ -218,22 +229,31 @@ def keys(pieces: list[Piece], partitions: int) -> list[tuple]:
     return dealt
 
 
-def eligible(shares: list[tuple]) -> array:
-    """The subjects of one partition whose descriptions may be broadcast rather than joined,
-    given its share of every range: described in more than one range, and in each by a
-    description piece (the subject alone, no step of a trace), and linked to by no structural
-    predicate anywhere (nothing derives from it, owns it or was generated by it). Whether what
-    they link to may be broadcast too is the client's to decide (``escapes``)."""
+def eligible(shares: list[tuple]) -> tuple[array, array]:
+    """(the subjects of one partition whose descriptions may be broadcast rather than joined,
+    those of them that every range describes with the same triples), given its share of every
+    range. May be broadcast: described in more than one range, and in each by a description
+    piece (the subject alone, no step of a trace), and linked to by no structural predicate
+    anywhere (nothing derives from it, owns it or was generated by it). Whether what they link
+    to may be broadcast too is the client's to decide (``escapes``)."""
     ranges_of: dict = {}
+    digest_of: dict = {}  # subject -> the digest of its description, None where two differ
     refused: set = set()
-    for number, (subjects, _, described, _, _, held) in enumerate(shares):
+    for number, (subjects, _, described, _, _, held, digests) in enumerate(shares):
+        at = 0
         for h, alone in zip(subjects, described):
-            if not alone:
+            if alone:
+                digest = digests[at:at + DIGEST_BYTES]
+                at += DIGEST_BYTES
+                if digest_of.setdefault(h, digest) != digest:
+                    digest_of[h] = None
+            else:
                 refused.add(h)
             if ranges_of.setdefault(h, number) != number:
                 ranges_of[h] = -1
         refused.update(held)
-    return array("Q", sorted(h for h, r in ranges_of.items() if r == -1 and h not in refused))
+    found = sorted(h for h, r in ranges_of.items() if r == -1 and h not in refused)
+    return array("Q", found), array("Q", [h for h in found if digest_of[h] is not None])
 
 
 def escapes(pieces: list[Piece], broadcast: set | frozenset) -> tuple[set, list[int]]:
@@ -285,7 +305,7 @@ def meet(shares: list[tuple], broadcast: set | frozenset = frozenset()) -> array
             if other != node:
                 union(other, node)
     # Links after every subject: a link may name a subject of a later range.
-    for number, (_, _, _, links, pieces, _) in enumerate(shares):
+    for number, (_, _, _, links, pieces, *_) in enumerate(shares):
         base = number << 32
         for h, piece in zip(links, pieces):
             other = owner.get(h)

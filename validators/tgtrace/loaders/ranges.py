@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import zlib
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -51,6 +52,10 @@ class Range:
 
 # Bytes of a released range read again at once, each checked against what was linted.
 _BLOCK = 1 << 20
+# Bytes of a page of the line index: the index holds how many lines end before each page (8 bytes
+# a page, not a line, made in C), and a page's lines are found in it only when one of them is
+# asked for. Splitting the whole range into lines instead cost more than a tenth of reading it.
+_PAGE = 1 << 16
 
 
 class RangeText:
@@ -62,19 +67,21 @@ class RangeText:
         self.data: bytes | None = data
         self.source, self.name = source, name
         self.origin = origin  # where the bytes start in the input
-        self._ends: array | None = None
+        self._before: array | None = None  # newlines before each page, then in all (``_paged``)
+        self._pages: dict[int, array] = {}  # page -> where each newline in it lies, once asked for
         self._checks = array("I")  # CRC-32 of each block of the bytes, once released
         self._size = len(data)
         self._handle = None
         self._blocks: dict[int, bytes] = {}
 
     def release(self) -> None:
-        """Drop the bytes: a worker then keeps, of each range it has read, its line index and a
-        checksum a megabyte (about 8 bytes a line) instead of its text."""
+        """Drop the bytes: a worker then keeps, of each range it has read, a count of lines and a
+        checksum a page (a few bytes in ten thousand) instead of its text."""
         data = self.data
         if data is None or self.source is None:
             return
-        self._index(data)
+        self._paged(data)
+        self._pages = {}
         view = memoryview(data)
         self._checks = array("I", (zlib.crc32(view[at:at + _BLOCK]) for at in range(0, len(data), _BLOCK)))
         self.data = None
@@ -94,13 +101,36 @@ class RangeText:
             finally:
                 self._handle = None
                 self._blocks = {}
+                self._pages = {}
 
-    def _index(self, data: bytes) -> array:
-        if self._ends is None:
-            # The bytes before each line, newlines not counted: 8 bytes a line, made once (in C)
-            # when a line is first asked for. Line k (from 0) starts at ends[k] + k.
-            self._ends = array("Q", accumulate(map(len, data.split(b"\n")), initial=0))
-        return self._ends
+    def _paged(self, data: bytes) -> array:
+        """How many newlines lie before each page, and in all (the last entry)."""
+        if self._before is None:
+            self._before = array("Q", accumulate((data.count(b"\n", at, at + _PAGE)
+                                                  for at in range(0, len(data), _PAGE)), initial=0))
+        return self._before
+
+    def _newlines(self, page: int) -> array:
+        """Where each newline of a page lies within it."""
+        found = self._pages.get(page)
+        if found is None:
+            start = page * _PAGE
+            end = min(start + _PAGE, self._size)
+            text = self.data[start:end] if self.data is not None else self._read_again(start, end)
+            found = array("I")
+            at = text.find(b"\n")
+            while at >= 0:
+                found.append(at)
+                at = text.find(b"\n", at + 1)
+            self._pages[page] = found
+        return found
+
+    def _newline(self, count: int) -> int:
+        """Where the ``count``-th newline (from 1) of the range lies."""
+        before = self._before
+        assert before is not None  # counted before a line is read, or when released
+        page = bisect_left(before, count) - 1  # before[page] < count <= before[page + 1]
+        return page * _PAGE + self._newlines(page)[count - before[page] - 1]
 
     def _read_again(self, start: int, end: int) -> bytes:
         """Bytes [start, end) of a released range, from the blocks that hold them, each read once."""
@@ -121,10 +151,10 @@ class RangeText:
     def line(self, number: int) -> bytes:
         """Line ``number`` (from 1) of the range, as written (no newline)."""
         data = self.data
-        ends = self._ends if data is None else self._index(data)
-        assert ends is not None  # a released range's index was made when it was released
-        line = number - 1
-        start, end = ends[line] + line, ends[line + 1] + line
+        newlines = self._before if data is None else self._paged(data)
+        assert newlines is not None  # a released range's lines were counted when it was released
+        start = self._newline(number - 1) + 1 if number > 1 else 0
+        end = self._newline(number) if number <= newlines[-1] else self._size  # the last line may lack one
         return data[start:end] if data is not None else self._read_again(start, end) if end > start else b""
 
 
