@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from capture_support import corpus, cut
 from conftest import EXAMPLES
 from tgtrace import cluster
@@ -105,6 +107,31 @@ def _collect(into: list):
         into.extend(quads)
         return len(into) - before
     return take
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), min_size=1, max_size=40),
+       final_newline=st.booleans(), start=st.integers(0, 20))
+def test_a_range_reads_each_line_as_written_held_or_released(lines, final_newline, start, tmp_path: Path,
+                                                             monkeypatch):
+    """Lines are found through a count of newlines per page, and a released range reads its
+    pages again from the input: pages and blocks as small as a few lines, so that lines cross them."""
+    monkeypatch.setattr(ranges, "_PAGE", 16)
+    monkeypatch.setattr(ranges, "_BLOCK", 64)
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    if not data:
+        return
+    want = data.split(b"\n")
+    count = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    path = tmp_path / "input.nq"
+    path.write_bytes(b"x" * start + data)
+    text = ranges.RangeText(data, ranges.Range(str(path), 0, start, start + len(data), "nquads"), str(path), start,
+                            ranges.newlines_by_page(data))
+    assert [text.line(n) for n in range(1, count + 1)] == want[:count]
+    text.release()
+    assert text.data is None
+    with text.held():
+        assert [text.line(n) for n in reversed(range(1, count + 1))] == want[:count][::-1]
 
 
 def test_two_statements_on_one_line_are_an_input_error(tmp_path: Path):

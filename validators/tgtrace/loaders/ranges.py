@@ -63,11 +63,12 @@ class RangeText:
     line), read by line number (from 1). Once ``release``d, only the blocks of the lines asked
     for are read again from the input, within ``held``, each checked against what was read."""
 
-    def __init__(self, data: bytes, source: Range | None = None, name: str = "", origin: int = 0) -> None:
+    def __init__(self, data: bytes, source: Range | None = None, name: str = "", origin: int = 0,
+                 before: array | None = None) -> None:
         self.data: bytes | None = data
         self.source, self.name = source, name
         self.origin = origin  # where the bytes start in the input
-        self._before: array | None = None  # newlines before each page, then in all (``_paged``)
+        self._before = before  # newlines before each page, then in all (``newlines_by_page``), once counted
         self._pages: dict[int, array] = {}  # page -> where each newline in it lies, once asked for
         self._checks = array("I")  # CRC-32 of each block of the bytes, once released
         self._size = len(data)
@@ -104,10 +105,8 @@ class RangeText:
                 self._pages = {}
 
     def _paged(self, data: bytes) -> array:
-        """How many newlines lie before each page, and in all (the last entry)."""
         if self._before is None:
-            self._before = array("Q", accumulate((data.count(b"\n", at, at + _PAGE)
-                                                  for at in range(0, len(data), _PAGE)), initial=0))
+            self._before = newlines_by_page(data)
         return self._before
 
     def _newlines(self, page: int) -> array:
@@ -158,13 +157,19 @@ class RangeText:
         return data[start:end] if data is not None else self._read_again(start, end) if end > start else b""
 
 
+def newlines_by_page(data: bytes) -> array:
+    """How many newlines lie before each page of ``data``, and in all (the last entry)."""
+    return array("Q", accumulate((data.count(b"\n", at, at + _PAGE) for at in range(0, len(data), _PAGE)),
+                                 initial=0))
+
+
 class LineStatements(RangeText, Sequence):
     """The statements of an N-Quads or N-Triples range: the n-th statement (from 0) is on line
     ``lines[n]``, parsed again only when asked for (the few a finding names, a range's seams)."""
 
     def __init__(self, data: bytes, fmt: str, lines: Sequence[int], source: Range | None = None,
-                 name: str = "", origin: int = 0) -> None:
-        super().__init__(data, source, name, origin)
+                 name: str = "", origin: int = 0, before: array | None = None) -> None:
+        super().__init__(data, source, name, origin, before)
         # The format by name: a parsed range may be moved to another worker, pickled, and
         # pyoxigraph's format objects do not pickle.
         self.format, self.lines = fmt, lines
@@ -190,8 +195,8 @@ class EventStatements(RangeText, Sequence):
     event on line ``lines[n]``, whose JSON is parsed again when one of them is asked for."""
 
     def __init__(self, data: bytes, lines: Sequence[int], within: Sequence[int], source: Range | None = None,
-                 name: str = "", origin: int = 0) -> None:
-        super().__init__(data, source, name, origin)
+                 name: str = "", origin: int = 0, before: array | None = None) -> None:
+        super().__init__(data, source, name, origin, before)
         self.lines, self.within = lines, within
         self._last: tuple[int, list] = (0, [])  # the event read last: a run of statements shares one
 
@@ -304,7 +309,9 @@ def expand(arguments: list[str]) -> list[tuple[str, str, int]]:
 
 
 def plan(files: list[tuple[str, str, int]], input_format: str | None, chunk: int) -> list[Range]:
-    """The ranges of the files: line formats cut about every ``chunk`` bytes, others whole."""
+    """The ranges of the files: line formats cut into ranges of equal size near ``chunk`` bytes
+    (from three quarters of it to one and a half, a smaller file whole), others whole. A file a
+    little over ``chunk`` is one range, not one and a sliver: every range costs a few tasks."""
     ranges = []
     for part, (url, _, size) in enumerate(files):
         fmt = input_format if input_format in SPLITTABLE else None if input_format else \
@@ -312,8 +319,10 @@ def plan(files: list[tuple[str, str, int]], input_format: str | None, chunk: int
         if fmt is None:
             ranges.append(Range(url, part, 0, None, input_format))
             continue
-        for start in range(0, size, max(chunk, 1)):
-            ranges.append(Range(url, part, start, min(start + chunk, size), fmt))
+        count = max(1, round(size / max(chunk, 1)))
+        step = -(-size // count) or 1
+        for start in range(0, size, step):
+            ranges.append(Range(url, part, start, min(start + step, size), fmt))
     return ranges
 
 
@@ -347,7 +356,9 @@ def read(r: Range, name: str, into: Callable[[Iterable], int]) -> RangeQuads:
         origin, data = _range_bytes(r.url, r.start, r.end)
         if r.start == 0 and data.startswith(BOM):
             origin, data = origin + len(BOM), data[len(BOM):]
-        got.line_count = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        # Counted once, by page: the line index of what is kept of the range (``RangeText``).
+        before = newlines_by_page(data)
+        got.line_count = before[-1] + (1 if data and not data.endswith(b"\n") else 0)
         if r.format == "jsonl":
             quads: list = []
             lines = array("I")
@@ -357,16 +368,16 @@ def read(r: Range, name: str, into: Callable[[Iterable], int]) -> RangeQuads:
                 lines.extend([number] * len(batch))
                 within.extend(range(len(batch)))
             into(quads)
-            got.quads, got.lines = EventStatements(data, lines, within, r, name, origin), lines
+            got.quads, got.lines = EventStatements(data, lines, within, r, name, origin, before), lines
         else:
-            _read_lines(data, r, origin, name, got, into)
+            _read_lines(data, r, origin, name, got, into, before)
     except InputError as exc:
         got.error = (exc.line, exc.problem)
     return got
 
 
 def _read_lines(data: bytes, r: Range, origin: int, name: str, got: RangeQuads,
-                into: Callable[[Iterable], int]) -> None:
+                into: Callable[[Iterable], int], before: array) -> None:
     """N-Quads or N-Triples: parsed at once, straight into ``into`` (no quad is held); when every
     statement line holds one statement, the n-th quad is on the n-th such line, else each line
     is parsed again on its own to learn its statements' lines."""
@@ -380,14 +391,14 @@ def _read_lines(data: bytes, r: Range, origin: int, name: str, got: RangeQuads,
     # The parser refuses a second statement on a line, so as many quads as lines means one on
     # every line: the n-th quad is on line n, known without a scan line by line (a third of the parse).
     if count == got.line_count:
-        got.quads = LineStatements(data, fmt, range(1, count + 1), r, name, origin)
+        got.quads = LineStatements(data, fmt, range(1, count + 1), r, name, origin, before)
         got.lines = got.quads.lines
         return
     raw = data.split(b"\n")
     statements = array("I", (n for n, line in enumerate(raw, start=1)
                                 if line.strip() and not line.lstrip().startswith(b"#")))
     if len(statements) == count:
-        got.quads = LineStatements(data, fmt, statements, r, name, origin)
+        got.quads = LineStatements(data, fmt, statements, r, name, origin, before)
         got.lines = statements
         return
     quads, lines = [], []
