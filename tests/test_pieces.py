@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from capture_support import corpus, cut
 from conftest import EXAMPLES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tgtrace import cluster
 from tgtrace.graph import TraceGraph
 from tgtrace.loaders import InputError, ranges

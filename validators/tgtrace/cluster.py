@@ -137,13 +137,13 @@ class Parsed:
 
 if sizeof is not None:
     # What a parsed range holds, as memory measured it: about 460 bytes a quad while it keeps its
-    # text and graph, about 30 once linted and released (where each line starts, its pieces and
-    # their results). Dask's scheduler weighs moving a task's inputs against running it where
+    # text and graph, about 24 once linted and released (its pieces, their hashes and results,
+    # where each subject's statements start). Dask's scheduler weighs moving a task's inputs against running it where
     # they lie, and its memory limits count what a worker holds; left to its default it sees a
     # few dozen bytes, and moved whole graphs between workers, pickled object by object.
     @sizeof.register(Parsed)
     def _range_size(parsed: Parsed) -> int:
-        return (460 if parsed.graph is not None else 30) * parsed.statements
+        return (460 if parsed.graph is not None else 24) * parsed.statements
 
 
 def available() -> bool:
@@ -707,18 +707,21 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
          task) -> list:
     workers = max(1, len(addresses))
     homes = _homes(plan, addresses)
+    # Every task is new: named at random rather than by a hash of its arguments (a range's
+    # Settings, pieces, groups), which Dask would otherwise work out for each of them.
+    submit = partial(client.submit, pure=False)
     # As many partitions as workers: each meets the hashes of every range, so more would add
     # tasks (a range's share of each) and no work.
     partitions = workers
     salt = _salt(client)
-    parsed = [client.submit(_parse, r, names, settings, task is _rows, partitions, salt, **where)
+    parsed = [submit(_parse, r, names, settings, task is _rows, partitions, salt, **where)
               for r, where in zip(plan, homes)]
-    summarised = [client.submit(_summary, f, **where) for f, where in zip(parsed, homes)]
+    summarised = [submit(_summary, f, **where) for f, where in zip(parsed, homes)]
     # Submitted with the summaries, so the partitions meet while the client checks for errors.
-    dealt = [[client.submit(_share, f, p, **where) for f, where in zip(parsed, homes)] for p in range(partitions)]
-    found = [client.submit(eligible, share) for share in dealt]
+    dealt = [[submit(_share, f, p, **where) for f, where in zip(parsed, homes)] for p in range(partitions)]
+    found = [submit(eligible, share) for share in dealt]
     # Asked of a worker, which builds the rules' engine (once a process) to lint its ranges anyway.
-    may_broadcast = client.submit(_may_broadcast, settings, **homes[0])
+    may_broadcast = submit(_may_broadcast, settings, **homes[0])
     summaries = client.gather(summarised)
     _raise_first_error(plan, names, summaries)
     offsets = _offsets(plan, summaries)
@@ -742,7 +745,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
     inexact: list = [[] for _ in plan]
     while broadcast:  # drop the descriptions that link past the broadcast, until none does
         frozen = frozenset(broadcast)
-        answers = client.gather([client.submit(_escapes, f, frozen, frozen_uniform, **where)
+        answers = client.gather([submit(_escapes, f, frozen, frozen_uniform, **where)
                                  for f, where in zip(parsed, homes)])
         leaving = set().union(*(leaving for leaving, _, _ in answers))
         if not leaving:
@@ -751,7 +754,7 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
             break
         broadcast -= leaving
     frozen = frozenset(broadcast)
-    met = [client.submit(meet, share, frozen) for share in dealt]
+    met = [submit(meet, share, frozen) for share in dealt]
     edges = client.gather(met)
     if stats is not None:
         # Hashes moved between workers to find the edges (never through the client).
@@ -818,24 +821,24 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
         index += count
         interior_triples += sum(size for size, g in zip(summary[4], interior) if g >= 0)
         interiors.append(interior)
-        taken.append(client.submit(_take, future, numbers, seams, **where) if seams or numbers else None)
+        taken.append(submit(_take, future, numbers, seams, **where) if seams or numbers else None)
         for bucket in sorted(set(bucket for bucket, _ in seams.values())):
-            picks[bucket].append((client.submit(_pick, taken[-1], bucket, **where), origin))
+            picks[bucket].append((submit(_pick, taken[-1], bucket, **where), origin))
     description = None
     if any(chosen):
-        description = client.submit(_description, [t for t, numbers in zip(taken, chosen) if numbers],
-                                    [o for o, numbers in zip(origins, chosen) if numbers])
+        description = submit(_description, [t for t, numbers in zip(taken, chosen) if numbers],
+                             [o for o, numbers in zip(origins, chosen) if numbers])
     work = []  # what the descriptions gave, then each range's interior traces, then each bucket's seams
     if description is not None:
-        work.append(client.submit(_do_description, description, broadcast_triples, names, settings, task))
+        work.append(submit(_do_description, description, broadcast_triples, names, settings, task))
     for future, summary, interior, took, origin, where in zip(parsed, summaries, interiors, taken, origins, homes):
         if any(g >= 0 for g in interior):
             # Only a range that kept its graph lints it again, with the descriptions lent to it.
-            work.append(client.submit(_do_range, future, took, interior, origin, names, settings, task,
-                                      description if summary[6] else None, **where))
+            work.append(submit(_do_range, future, took, interior, origin, names, settings, task,
+                               description if summary[6] else None, **where))
     del parsed
-    work.extend(client.submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task,
-                              description)
+    work.extend(submit(_do_bucket, [f for f, _ in shares], [o for _, o in shares], names, settings, task,
+                       description)
                 for _, shares in sorted(picks.items()))
     done = client.gather(work)
     if stats is not None:
