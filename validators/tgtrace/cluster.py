@@ -11,14 +11,15 @@ The run, partitioned by trace and not by file:
 
 1. workers read byte ranges of the inputs (``loaders.ranges``), each in one
    pass into one trace graph as one process reads its input, find the
-   range's connected pieces of traces from that graph's index (``pieces.split``),
-   lint the whole graph there, keeping its results by piece (``api.check_parts``),
-   and drop it: a worker holds one range's graph at a time, and of a line-format
-   range not even its text (``ranges.RangeText.release``);
-2. pieces whose nodes meet across ranges are found where the ranges are: each
-   range deals the hashes of its pieces' subjects and outward links into
-   partitions by hash (``pieces.keys``), one task per partition meets them and
-   returns only the edges between pieces (``pieces.meet``);
+   range's connected pieces of traces from that graph's index (``pieces.split``)
+   and deal the hashes of their subjects and outward links into partitions by
+   hash (``pieces.keys``), lint the whole graph there, keeping its results by
+   piece (``api.check_parts``), and drop it: a worker holds one range's graph at
+   a time, and of a line-format range not even its text
+   (``ranges.RangeText.release``);
+2. pieces whose nodes meet across ranges are found where the ranges are: one
+   task per partition meets the hashes of every range and returns only the
+   edges between pieces (``pieces.meet``);
    the client gathers each piece's size and those edges and joins the pieces
    (``pieces.join``), so what it holds grows with the pieces (about the traces)
    and what crosses ranges, not with the entities; an input error is raised
