@@ -68,7 +68,8 @@ class RangeText:
         self.data: bytes | None = data
         self.source, self.name = source, name
         self.origin = origin  # where the bytes start in the input
-        self._before = before  # newlines before each page, then in all (``newlines_by_page``), once counted
+        # Newlines before each page, then in all: counted once, by the reader when it has them.
+        self._before = newlines_by_page(data) if before is None else before
         self._pages: dict[int, array] = {}  # page -> where each newline in it lies, once asked for
         self._checks = array("I")  # CRC-32 of each block of the bytes, once released
         self._size = len(data)
@@ -76,12 +77,11 @@ class RangeText:
         self._blocks: dict[int, bytes] = {}
 
     def release(self) -> None:
-        """Drop the bytes: a worker then keeps, of each range it has read, a count of lines and a
-        checksum a page (a few bytes in ten thousand) instead of its text."""
+        """Drop the bytes: a worker then keeps, of each range it has read, a count of lines a
+        page and a checksum a megabyte (a few bytes in ten thousand) instead of its text."""
         data = self.data
         if data is None or self.source is None:
             return
-        self._paged(data)
         self._pages = {}
         view = memoryview(data)
         self._checks = array("I", (zlib.crc32(view[at:at + _BLOCK]) for at in range(0, len(data), _BLOCK)))
@@ -104,11 +104,6 @@ class RangeText:
                 self._blocks = {}
                 self._pages = {}
 
-    def _paged(self, data: bytes) -> array:
-        if self._before is None:
-            self._before = newlines_by_page(data)
-        return self._before
-
     def _newlines(self, page: int) -> array:
         """Where each newline of a page lies within it."""
         found = self._pages.get(page)
@@ -127,7 +122,6 @@ class RangeText:
     def _newline(self, count: int) -> int:
         """Where the ``count``-th newline (from 1) of the range lies."""
         before = self._before
-        assert before is not None  # counted before a line is read, or when released
         page = bisect_left(before, count) - 1  # before[page] < count <= before[page + 1]
         return page * _PAGE + self._newlines(page)[count - before[page] - 1]
 
@@ -150,10 +144,8 @@ class RangeText:
     def line(self, number: int) -> bytes:
         """Line ``number`` (from 1) of the range, as written (no newline)."""
         data = self.data
-        newlines = self._before if data is None else self._paged(data)
-        assert newlines is not None  # a released range's lines were counted when it was released
         start = self._newline(number - 1) + 1 if number > 1 else 0
-        end = self._newline(number) if number <= newlines[-1] else self._size  # the last line may lack one
+        end = self._newline(number) if number <= self._before[-1] else self._size  # the last line may lack one
         return data[start:end] if data is not None else self._read_again(start, end) if end > start else b""
 
 
