@@ -48,7 +48,7 @@ if str(ROOT) not in sys.path:
 try:
     import pyoxigraph as ox
     from tgtrace.rules import UPDATE_PREFIXES, all_rules
-    from tgtrace.settings import chosen_codes
+    from tgtrace.run.settings import chosen_codes
 
     from examples import generate as gen
 except ImportError as exc:  # pragma: no cover - exercised by hand

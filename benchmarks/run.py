@@ -17,6 +17,16 @@ tool runs in a fresh process so that its wall time and peak RSS are its own:
   the project's shapes (the reference the fast engine must agree with);
 - with ``--explore``: ``tg-trace list`` (every trace's row, linted) and
   ``tg-trace show --trace`` of one trace (only that trace linted);
+- on a findings-heavy corpus (``--heavy-faults``, 2% of traces faulty by default) beside each
+  corpus: ``tg-trace lint`` again, and the cost of a finding: the CPU time the extra findings
+  add, per finding;
+- with ``--chains 250,2000``, instead of all this: one ReAct agent loop of each number of
+  iterations from the real emitter, linted by both engines, and each engine's CPU time per triple
+  at each length (the reference engine must stay linear in a chain's length: target ≤ 1.5x
+  per triple from the shortest to the longest);
+- with ``--watch N``, instead of all this: ``tg-trace watch`` on a compressed day of N traces
+  replayed by a local server speaking the gateway's protocol, its throughput (traces/s) and its
+  memory at the start and the end (``watch_bench.py``);
 - with ``--capture-parts K``: the corpus cut into K parts linted as one capture
   in one process (``--one-capture``) and on a local Dask cluster of 1 and of 2
   workers, each cluster row with its CPU time against one process (the work
@@ -88,8 +98,8 @@ UNPACKED = "parse, quads unpacked"
 # its findings. Its CPU time is the whole tree's: the workers are children the run waits for.
 CLUSTER_RUN = """\
 import json, sys
-from tgtrace import cluster
-from tgtrace.settings import Settings
+from tgtrace.cluster.lint import lint as cluster
+from tgtrace.run.settings import Settings
 if __name__ == "__main__":
     stats = {}
     report = cluster.lint(*sys.argv[2:], settings=Settings(one_capture=True, fail_on=None, cluster=sys.argv[1]),
@@ -99,6 +109,8 @@ if __name__ == "__main__":
               sys.stdout)
 """
 CLUSTER_WORKERS = (1, 2)
+HEAVY = "findings-heavy corpus: tg-trace lint"
+TARGET_CHAIN_PER_TRIPLE = 1.5  # CPU per triple of the longest chain / of the shortest, at most
 TARGET_CLUSTER_CPU = 1.3   # CPU of the cluster (every process) / CPU of one process, at most
 TARGET_CLUSTER_WALL = 1.0  # wall of --cluster local:2 / wall of one process, at most
 
@@ -345,13 +357,13 @@ def reference_digest(corpus_path: Path) -> str:
     """What pySHACL's result on a corpus depends on: the corpus's content, the shapes (less
     their documentation), the ontology's declarations it is given, the reference
     engine and the pySHACL, rdflib and pyoxigraph versions."""
-    from tgtrace.resources import shapes_graph
-    from tgtrace.vocabulary import declarations_graph
+    from tgtrace.ground.resources import shapes_graph
+    from tgtrace.tracemodel.vocabulary import declarations_graph
 
     digest = hashlib.sha256(file_digest(corpus_path).encode())
     digest.update(_canonical(shapes_graph(), DOC_PREDICATES))
     digest.update(_canonical(declarations_graph()))
-    digest.update((ROOT / "validators" / "tgtrace" / "engines" / "shacl.py").read_bytes())
+    digest.update((ROOT / "validators" / "tgtrace" / "shacl" / "reference.py").read_bytes())
     for dist in ("pyshacl", "rdflib", "pyoxigraph"):
         digest.update(metadata.version(dist).encode())
     return digest.hexdigest()[:16]
@@ -376,6 +388,75 @@ def store_reference(m: Measure, path: Path, commit: str) -> None:
         "triples": m.size, "wall_s": m.wall, "peak_rss_mb": m.rss_mb, "cpu_s": m.cpu,
         "runs": m.runs, "findings": sorted(m.findings),
     }) + "\n")
+
+
+def chain(iterations: int, folder: Path) -> Path:
+    """One orchestrator ReAct trace of ``iterations`` iterations from the real emitter (cached)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"react-loop-{iterations}-{corpus_inputs_digest()}.nq"
+    if not path.exists():
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+        from examples import generate
+
+        path.write_bytes(generate.to_nquads(generate.build_orchestrator_react(
+            seed=f"loop{iterations}", n_iterations=iterations)))
+    return path
+
+
+def chain_lines(iterations: list[int], folder: Path, repeat: int, lint: list[str],
+                common: list[str]) -> tuple[list[str], bool]:
+    """Both engines on ReAct loops of each length: CPU per triple, and the reference engine's
+    growth from the shortest loop to the longest (it must stay linear in a chain's length)."""
+    lines, ok, per = [], True, {}
+    for n in iterations:
+        path = chain(n, folder)
+        triples = path.read_bytes().count(b"\n")
+        print(f"measuring a ReAct loop of {n:,} iterations ({triples:,} triples) ...", file=sys.stderr, flush=True)
+        fast = measure([Tool("tg-trace lint", lint + [str(path)] + common)], triples, folder / "runs", repeat)
+        shacl = measure([Tool("pySHACL", lint + [str(path), "--engine", "shacl"] + common)],
+                        triples, folder / "runs", 1)
+        f, s = fast["tg-trace lint"], shacl["pySHACL"]
+        per[n] = (f.cpu / triples * 1e6, s.cpu / triples * 1e6)
+        same = f.findings == s.findings
+        ok &= same
+        lines.append(f"ReAct loop of {n:,} iterations ({triples:,} triples): tg-trace {f.cpu:.2f} s CPU "
+                     f"({per[n][0]:.1f} µs/triple), --engine shacl {s.cpu:.2f} s CPU ({per[n][1]:.1f} µs/triple); "
+                     f"findings {'identical' if same else 'DIFFER'} ({len(f.findings):,} pairs)")
+    if len(per) > 1:
+        short, long_ = min(per), max(per)
+        for engine, i in (("tg-trace", 0), ("--engine shacl", 1)):
+            r = per[long_][i] / per[short][i]
+            lines.append(f"{engine} CPU per triple at {long_:,} iterations ÷ at {short:,}: {r:.2f}x"
+                         + (f" (target ≤ {TARGET_CHAIN_PER_TRIPLE:g}x: "
+                            f"{'met' if r <= TARGET_CHAIN_PER_TRIPLE else 'MISSED'})" if i else ""))
+    return lines, ok
+
+
+def heavy_lines(results: dict[int, dict[str, Measure]], heavy_sizes: dict[int, int],
+                injected: dict[int, set], rate: float) -> tuple[list[str], bool]:
+    """The findings-heavy corpus beside each corpus: what a finding costs; and whether it reported
+    every fault injected into it."""
+    lines, ok = [], True
+    for size, by_tool in results.items():
+        heavy = by_tool.get(HEAVY)
+        if heavy is None:
+            continue
+        fast = by_tool["tg-trace lint"]
+        extra = len(heavy.findings) - len(fast.findings)
+        # Per triple, so that the two corpora's slightly different sizes cancel out.
+        per_triple = heavy.cpu / heavy_sizes[size] - fast.cpu / size
+        line = (f"{size:,} triples: findings-heavy corpus ({rate * 100:g}% of traces faulty, {heavy_sizes[size]:,} "
+                f"triples): {len(heavy.findings):,} findings against {len(fast.findings):,}, CPU {heavy.cpu:.2f} s "
+                f"against {fast.cpu:.2f} s")
+        if extra > 0:
+            line += f"; cost per finding {per_triple * size / extra * 1e3:.2f} ms of CPU"
+        missing = injected[size] - heavy.findings
+        if missing:
+            ok = False
+            line += f"; {len(missing)} of {len(injected[size])} injected faults NOT reported"
+        lines.append(line)
+    return lines, ok
 
 
 # ---------------------------------------------------------------------------
@@ -574,7 +655,8 @@ def check_lines(results: dict[int, dict[str, Measure]], injected: dict[int, set]
     return lines, ok
 
 
-def main(argv=None) -> int:
+# The benchmark's steps in the order they run and report: a script read top to bottom.
+def main(argv=None) -> int:  # noqa: PLR0915
     parser = argparse.ArgumentParser(prog="run.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000",
                         help="comma-separated corpus sizes in triples (default 10000,100000,1000000)")
@@ -589,6 +671,12 @@ def main(argv=None) -> int:
                         help="runs of each fast tool per size; the median wall time is reported "
                              "(pySHACL runs once) (default 3)")
     parser.add_argument("--faults", type=float, default=0.01, help="share of faulty traces (default 0.01)")
+    parser.add_argument("--heavy-faults", type=float, default=0.02, metavar="RATE",
+                        help="also lint a findings-heavy corpus of each size, this share of its traces faulty, and "
+                             "print the cost of a finding (default 0.02; 0: none)")
+    parser.add_argument("--chains", default="", metavar="ITERATIONS",
+                        help="measure both engines on ReAct loops of these numbers of iterations instead "
+                             "(comma-separated, e.g. 250,2000): CPU per triple at each length")
     parser.add_argument("--seed", default="0", help="corpus seed (default 0)")
     parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA,
                         help="where corpora are cached (default benchmarks/.corpora)")
@@ -603,9 +691,38 @@ def main(argv=None) -> int:
     parser.add_argument("--explore", action="store_true",
                         help="also time tg-trace list and tg-trace show --trace of one trace on each corpus; "
                         "off by default, so the CI smoke run stays as it is")
+    parser.add_argument("--watch", type=int, default=0, metavar="TRACES",
+                        help="measure tg-trace watch instead: its throughput (traces/s) and memory at the start and "
+                        "end on a compressed day of TRACES traces replayed by a local server speaking the gateway's "
+                        "protocol (benchmarks/watch_bench.py)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the raw results here")
     args = parser.parse_args(argv)
+    if args.watch:
+        sys.path.insert(0, str(HERE))
+        import watch_bench
+
+        result = watch_bench.measure(args.watch, tg_trace=tg_trace_command())
+        for line in watch_bench.lines(result):
+            print(("- " if args.markdown else "") + line)
+        if args.json:
+            args.json.write_text(json.dumps({"environment": environment(), "watch": result}, indent=2) + "\n")
+        return 0
+    if args.chains:
+        try:
+            iterations = [int(s.replace("_", "")) for s in args.chains.split(",") if s.strip()]
+        except ValueError:
+            parser.error(f"--chains takes integers, not {args.chains!r}")
+        if not iterations or min(iterations) < 1:
+            parser.error("--chains takes positive integers")
+        (args.corpora / "runs").mkdir(parents=True, exist_ok=True)
+        lines, ok = chain_lines(iterations, args.corpora, args.repeat, tg_trace_command() + ["lint"],
+                                ["--format", "json", "--fail-on", "never", "--no-config"])
+        for line in lines:
+            print(("- " if args.markdown else "") + line)
+        if args.json:
+            args.json.write_text(json.dumps({"environment": environment(), "chains": lines, "ok": ok}, indent=2) + "\n")
+        return 0 if ok else 1
     try:
         sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
@@ -627,6 +744,8 @@ def main(argv=None) -> int:
 
     results: dict[int, dict[str, Measure]] = {}
     injected: dict[int, set] = {}
+    heavy_sizes: dict[int, int] = {}
+    heavy_injected: dict[int, set] = {}
     for size in sizes:
         path = corpus(size, args.faults, args.seed, args.corpora, shards)
         manifest = json.loads(Path(str(path) + ".faults.json").read_text())
@@ -645,6 +764,12 @@ def main(argv=None) -> int:
             tools.append(Tool(f"tg-trace lint, {many}", lint + [folder] + common))
             tools.append(Tool(f"tg-trace lint {jobs}, {many}", lint + [folder, jobs_option, str(args.jobs)] + common,
                               tree=True))
+        if args.heavy_faults > 0:
+            heavy = corpus(size, args.heavy_faults, args.seed, args.corpora, 0)
+            heavy_manifest = json.loads(Path(str(heavy) + ".faults.json").read_text())
+            heavy_sizes[triples] = heavy_manifest["triples"]
+            heavy_injected[triples] = {(f["rule"], f["focus"]) for f in heavy_manifest["faults"]}
+            tools.append(Tool(HEAVY, lint + [str(heavy)] + common))
         if args.capture_parts > 1:
             parts = cut_into_parts(path, args.capture_parts, work)
             tools.append(Tool(f"tg-trace lint --one-capture, {len(parts)} parts",
@@ -696,6 +821,9 @@ def main(argv=None) -> int:
     print(render_table(table_rows(results), args.markdown))
     print()
     lines, ok = check_lines(results, injected, pairs)
+    more, heavy_ok = heavy_lines(results, heavy_sizes, heavy_injected, args.heavy_faults)
+    lines += more
+    ok &= heavy_ok
     if args.capture_parts > 1:
         lines += cluster_lines(results, args.capture_parts)
     for line in lines:

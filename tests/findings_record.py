@@ -53,10 +53,11 @@ def write_record(record: dict[str, list]) -> None:
 
 
 def missing_rules(record: dict[str, list]) -> list[str]:
-    """The rules of the registry the record lacks (it holds each rule's fault case)."""
+    """The rules of the registry the record lacks (it holds each rule's fault case; a code no
+    shape carries, a self-check's or an input notice's, has none)."""
     from tgtrace.rules import all_rules
 
-    return [code for code in all_rules() if f"fault:{code}" not in record]
+    return [code for code, rule in all_rules().items() if rule.faults and f"fault:{code}" not in record]
 
 
 def as_of_record(row: list) -> list:
@@ -104,15 +105,15 @@ def fault_cases():
     from tgtrace.rules import all_rules
 
     for code, rule in all_rules().items():
-        if rule.fault is not None:
-            def run(rule=rule):
-                data = rule.fault.apply(EXAMPLES)
+        for index, fault in enumerate(rule.faults):
+            def run(rule=rule, fault=fault):
+                data = fault.apply(EXAMPLES)
                 with tempfile.TemporaryDirectory() as folder:
-                    path = Path(folder) / rule.fault.trace
+                    path = Path(folder) / fault.trace
                     path.write_bytes(data)
                     # The rules that run by default and the rule itself (an opt-in one runs only so).
                     return rows(tgtrace.lint(str(path), fail_on="never", select=["ALL", rule.code]))
-            yield f"fault:{code}", run
+            yield f"fault:{code}" + (f":{index + 1}" if index else ""), run
 
 
 def corpus_path(size: int, folder: Path) -> Path:

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 from junitparser import JUnitXml
 from tgtrace.cli import main
-from tgtrace.model import Finding, Report, Severity
-from tgtrace.namespaces import TG
+from tgtrace.ground.model import Finding, Report, Severity
+from tgtrace.ground.namespaces import TG
 from tgtrace.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,6 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+import pyoxigraph as ox
+
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
 SOURCES = sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".json", ".nq", ".jsonl"))
@@ -134,6 +136,8 @@ def output_problem(fmt: str, text: str) -> str | None:
                 error = next(iter(_sarif_validator().iter_errors(document)), None)
                 if error is not None:
                     return f"not SARIF 2.1.0: {error.message}"
+        elif syntax == "turtle":
+            list(ox.parse(text, format=ox.RdfFormat.TURTLE))  # Turtle 1.2, strictly
         elif fmt in ("junit", "svg"):
             ET.fromstring(text.encode("utf-8"))  # XML 1.0, strictly
         elif fmt == "html":
@@ -147,7 +151,7 @@ def output_problem(fmt: str, text: str) -> str | None:
                 return "a line that is not an annotation"
         elif any(line.lstrip().startswith("::") for line in lines):
             return "a line a CI runner would read as a workflow command"
-    except (ValueError, ET.ParseError) as exc:
+    except (ValueError, SyntaxError, ET.ParseError) as exc:
         return f"does not parse as {fmt}: {exc}"
     return None
 
@@ -177,7 +181,7 @@ def run(seed: int) -> str | None:
     wrong (the traceback of a crash)."""
     import tgtrace
     from tgtrace.formats import FORMATS, render
-    from tgtrace.loaders import InputError
+    from tgtrace.inputs.loaders import InputError
 
     name, data = case(seed)
     name = hostile_name(seed, name)

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 from formats_support import EXAMPLES, REACT, cli, drop_type
-from tgtrace.namespaces import PROV, TG
+from tgtrace.ground.namespaces import PROV, TG
 from tgtrace.rules import DOCS_BASE, all_rules
 
 TERMINATIONS = '"final-answer", "plan-complete", "subagents-complete", "max-iterations", "error"'
@@ -200,3 +200,134 @@ def test_a_binary_input_has_no_excerpt():
     block = _finding_block(out, "T004")
     assert not any(" | " in line for line in block)
     assert block[-1].endswith(f"{DOCS_BASE}rules/T004/")
+
+
+# Formats that by design show less of a finding: concise is the first line of text's (flake8's
+# form: the code names the rule); markdown is a run's summary, a row per rule linked to its page.
+_LESS = {"concise": slice(0), "markdown": slice(-1, None)}
+
+
+def _human_text(name: str, out: str) -> str:
+    """Every piece of text a format's output shows a person, decoded from its syntax, in lower case."""
+    from html import unescape
+
+    import rdflib
+    from tgtrace.formats import FORMATS
+
+    syntax = FORMATS[name].syntax
+    if syntax == "json":
+        strings: list[str] = []
+
+        def walk(value) -> None:
+            if isinstance(value, str):
+                strings.append(value)
+            elif isinstance(value, dict):
+                for item in value.values():
+                    walk(item)
+            elif isinstance(value, list):
+                for item in value:
+                    walk(item)
+        walk(json.loads(out))
+        return "\n".join(strings).lower()
+    if syntax == "turtle":
+        graph = rdflib.Graph().parse(data=out, format="turtle")
+        return "\n".join(str(o) for o in graph.objects()).lower()
+    return unescape(out).lower()
+
+
+@pytest.mark.parametrize("name", sorted(__import__("tgtrace.formats", fromlist=["FORMATS"]).FORMATS))
+def test_every_report_format_carries_the_advice_text_carries(broken, name):
+    """What the text format prints under a finding (the accepted values, the nearest one, the fix
+    and the rule's page) is in every format's output, decoded from the format's own syntax."""
+    path = broken(lambda p: _replace_once(p, '"final-answer"', '"final-answr"'))
+    rule = all_rules()["T001"]
+    _, text_out, _ = cli("lint", "--no-config", "--select", "T001", path.name)
+    block = "\n".join(_finding_block(text_out, "T001"))
+    advice = [f"expected one of {TERMINATIONS}", 'did you mean "final-answer"?', " ".join(rule.fix.split()),
+              f"{DOCS_BASE}rules/T001/"]
+    assert all(part in block for part in advice), block
+    exit_code, out, _ = cli("lint", "--no-config", "--select", "T001", "--format", name, path.name)
+    assert exit_code == 1
+    shown = _human_text(name, out)
+    expected = advice[_LESS.get(name, slice(None))]
+    for part in expected:
+        assert part.lower() in shown, (name, part)
+
+
+AGENT = "urn:trustgraph:agent:33a7dbc8-ce5b-58b6-91c6-ff32961e9c7d"
+
+
+def _drop_derivation(node: str):
+    """Breaks a trace by removing ``node``'s prov:wasDerivedFrom: the rest of the trace stays."""
+    def breaks(path) -> None:
+        lines = path.read_text().splitlines(keepends=True)
+        kept = [line for line in lines if not line.startswith(f"<{node}> <{PROV}wasDerivedFrom> ")]
+        assert len(kept) == len(lines) - 1
+        path.write_text("".join(kept))
+    return breaks
+
+
+def _notes(block: list[str]) -> list[str]:
+    return [line.split("= note: ", 1)[1] for line in block if "= note: " in line]
+
+
+def test_an_answer_no_link_reaches_is_named_with_the_link_it_lacks(broken):
+    """The Conclusion is in the capture but lost its derivation: S004 says so rather than asking
+    for a Conclusion, and C001 names what a Conclusion derives from and the step that is there."""
+    path = broken(_drop_derivation(f"{AGENT}/final"))
+    exit_code, out, _ = cli("lint", "--no-config", path.name)
+    assert exit_code == 1
+    s004 = _notes(_finding_block(out, "S004"))
+    assert re.fullmatch(r"<urn:trustgraph:agent:\S+/final> \(tg:Conclusion\) is this trace's answer, but no link "
+                        r"reaches it: it has no prov:wasDerivedFrom", s004[0]), s004
+    expected = ["a Conclusion derives from the last Observation (or, with no iterations, the PatternDecision or "
+                "the agent's Question) (C019)"]
+    assert s004[1:2] == expected
+    assert re.fullmatch(r"here that is <\S+/i3/observation> \(tg:Observation\), the step of this trace that "
+                        "nothing follows", s004[2]), s004
+    c001 = _notes(_finding_block(out, "C001"))
+    assert c001 == s004[1:]
+
+
+def test_a_chain_broken_above_the_answer_names_where_it_stops(broken):
+    path = broken(_drop_derivation(f"{AGENT}/i3"))
+    _, out, _ = cli("lint", "--no-config", "--format", "json", path.name)
+    findings = json.loads(out)["findings"]
+    s004 = next(f for f in findings if f["rule"] == "S004")["advice"]["notes"]
+    assert s004[0].endswith(f"its chain stops at <{AGENT}/i3> (tg:Analysis), which has no prov:wasDerivedFrom")
+    assert s004[1] == ("an Analysis derives from the PatternDecision, the agent's Question or the previous "
+                       "Observation (C016)")
+    assert re.search(r"<\S+/i2/observation> \(tg:Observation\)", s004[2])
+    c001 = next(f for f in findings if f["rule"] == "C001")
+    assert c001["focus"] == f"{AGENT}/i3" and c001["advice"]["notes"] == s004[1:]
+
+
+def test_a_trace_without_an_answer_gets_no_note_of_one(broken):
+    """The notes are read from the capture: with no Conclusion at all, S004 names none."""
+    def drop_final(path) -> None:
+        path.write_text("".join(line for line in path.read_text().splitlines(keepends=True)
+                                if not line.startswith(f"<{AGENT}/final> ")))
+    path = broken(drop_final)
+    _, out, _ = cli("lint", "--no-config", path.name)
+    block = _finding_block(out, "S004")
+    assert _notes(block) == [] and "emit a Conclusion" in block[-1]
+
+
+def test_a_deprecated_term_gets_the_ontologys_replacement(broken):
+    """V003 on tg:content: the ontology says dcterms:isReplacedBy tg:document; the nearest spelling
+    (tg:concept) is another term altogether."""
+    path = broken(lambda p: _replace_once(p, f"<{TG}document>", f"<{TG}content>"))
+    _, out, _ = cli("lint", "--no-config", "--select", "V003", path.name)
+    block = _finding_block(out, "V003")
+    assert _notes(block) == ["the ontology replaces it with tg:document (dcterms:isReplacedBy)"]
+    assert "tg:concept" not in out and "did you mean" not in out
+    _, out, _ = cli("lint", "--no-config", "--select", "V003", "--format", "json", path.name)
+    advice = json.loads(out)["findings"][0]["advice"]
+    assert advice["replacement"] == "tg:document" and advice["suggestion"] is None
+
+
+def test_sarif_runs_its_sentences_together_without_stray_stops(broken):
+    path = broken(lambda p: _replace_once(p, '"final-answer"', '"final-answr"'))
+    _, out, _ = cli("lint", "--no-config", "--select", "T001", "--format", "sarif", path.name)
+    text = json.loads(out)["runs"][0]["results"][0]["message"]["text"]
+    assert 'Did you mean "final-answer"? ' in text and "?." not in text and ".." not in text.replace("…", "")

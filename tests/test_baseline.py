@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from tgtrace import baseline
-from tgtrace.baseline import Baseline, BaselineError, fingerprint
-from tgtrace.model import Finding, Report, Severity
+from tgtrace.ground.model import Finding, Report, Severity
+from tgtrace.run import baseline
+from tgtrace.run.baseline import Baseline, BaselineError, fingerprint
 
 AGENT = "urn:trustgraph:agent:0b6f"
 

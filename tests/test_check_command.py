@@ -95,6 +95,10 @@ MALFORMED_RULES = {
                  'rdfs:seeAlso tg:ToolUse', "K018", 'tgl:code "M002"'),
     "no description": ('sh:description "Every agent Analysis (one think-act step)',
                        'rdfs:comment "Every agent Analysis (one think-act step)', "K019", 'tgl:code "M002"'),
+    # A misplaced-mixin rule that admits a class tg:mixinFor does not name (or leaves one out).
+    "mixin admitted elsewhere": ('    sh:targetClass tg:ToolUse ;\n    sh:class tg:Analysis .',
+                                 '    sh:targetClass tg:ToolUse ;\n    sh:or ( tgsh:IsAnalysis tgsh:IsObservation ) .',
+                                 "K012", 'tgsh:tool-use-misplaced a sh:NodeShape'),
 }
 
 

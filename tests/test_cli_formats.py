@@ -25,9 +25,9 @@ from formats_support import (
 from junitparser import JUnitXml
 from tgtrace.cli import main
 from tgtrace.formats import FORMATS
-from tgtrace.namespaces import TG
-from tgtrace.rulehelp import explain_rule, list_rules
+from tgtrace.ground.namespaces import TG
 from tgtrace.rules import all_rules
+from tgtrace.rules.help import explain_rule, list_rules
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))

@@ -19,12 +19,13 @@ import tgtrace
 from capture_support import corpus, cut, moved, rows
 from click.testing import CliRunner
 from conftest import EXAMPLES, shapes_with_rule
-from tgtrace import cluster, traceviews
 from tgtrace.cli import main
-from tgtrace.graph import TraceGraph, key
-from tgtrace.loaders import InputError
-from tgtrace.settings import Settings
-from tgtrace.tracemodel import TRUSTGRAPH
+from tgtrace.cluster import lint as cluster
+from tgtrace.ground.graph import TraceGraph, key
+from tgtrace.inputs.loaders import InputError
+from tgtrace.run.settings import Settings
+from tgtrace.tracemodel.traces import TRUSTGRAPH
+from tgtrace.views import traces as traceviews
 
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
@@ -235,10 +236,10 @@ def listed(rows, parts=None) -> list[dict]:
 def test_list_rows_of_a_cut_example_are_those_of_one_process(source: Path, tmp_path: Path, client):
     parts = cut(source, tmp_path, parts=4, seed=5)
     names = [str(p) for p, _ in parts]
-    alone = traceviews.rows(*names, settings=ONE_CAPTURE)
-    spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=CHUNK)
+    alone = traceviews.listing(*names, settings=ONE_CAPTURE).rows
+    spread = cluster.listing(*names, settings=ONE_CAPTURE, client=client, chunk=CHUNK).rows
     assert listed(spread) == listed(alone)
-    whole = traceviews.rows(str(source), settings=Settings(fail_on=None))
+    whole = traceviews.listing(str(source), settings=Settings(fail_on=None)).rows
     assert listed(spread, parts) == listed(whole, [(source, 0)])
 
 
@@ -246,10 +247,10 @@ def test_list_rows_of_the_corpus_cut_in_eight_parts(tmp_path: Path, client):
     source = corpus(100_000, tmp_path)
     parts = cut(source, tmp_path, parts=8, seed=11)
     names = [str(p) for p, _ in parts]
-    spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=400_000)
+    spread = cluster.listing(*names, settings=ONE_CAPTURE, client=client, chunk=400_000).rows
     assert any(any(r.counts().values()) for r in spread)
-    assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))
-    assert listed(spread, parts) == listed(traceviews.rows(str(source), settings=ONE_CAPTURE), [(source, 0)])
+    assert listed(spread) == listed(traceviews.listing(*names, settings=ONE_CAPTURE).rows)
+    assert listed(spread, parts) == listed(traceviews.listing(str(source), settings=ONE_CAPTURE).rows, [(source, 0)])
 
 
 def test_cli_list_on_a_local_cluster(tmp_path: Path):
@@ -326,8 +327,8 @@ def test_cuts_inside_a_trace_of_every_pattern(tmp_path: Path, client):
     # The statistics too: a range's seams lie in the graph its interior is linted in, set aside.
     assert report.trace_models == whole.trace_models
     assert report.terms_used == whole.terms_used and report.type_sets == whole.type_sets
-    spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=1 << 30)
-    assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))
+    spread = cluster.listing(*names, settings=ONE_CAPTURE, client=client, chunk=1 << 30).rows
+    assert listed(spread) == listed(traceviews.listing(*names, settings=ONE_CAPTURE).rows)
 
 
 def test_a_node_a_seam_names_but_its_range_does_not_describe_is_judged_with_its_statements(tmp_path: Path, client):
@@ -488,8 +489,8 @@ def test_a_description_every_range_repeats_is_reported_and_counted_once(tmp_path
     assert report.triples == one.triples
     assert report.terms_used == one.terms_used and report.type_sets == one.type_sets
     assert report.trace_models == one.trace_models
-    spread = cluster.rows(*names, settings=ONE_CAPTURE, client=client, chunk=200_000)
-    assert listed(spread) == listed(traceviews.rows(*names, settings=ONE_CAPTURE))
+    spread = cluster.listing(*names, settings=ONE_CAPTURE, client=client, chunk=200_000).rows
+    assert listed(spread) == listed(traceviews.listing(*names, settings=ONE_CAPTURE).rows)
 
 
 def test_a_description_with_a_statement_written_two_ways_is_read_whole(tmp_path: Path, client):

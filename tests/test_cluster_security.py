@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from tgtrace import cluster
-from tgtrace.settings import SettingsError
+from tgtrace.cluster import lint as cluster
+from tgtrace.run.settings import SettingsError
 
 distributed = pytest.importorskip("distributed")  # the cluster extra, as in test_cluster.py
 import cryptography  # noqa: E402,F401  (a test dependency: Dask makes the certificates with it)
@@ -50,7 +50,7 @@ def tls_cluster(tmp_path_factory):
     security = Security.temporary()
     env = _certificates(folder / "cluster", security)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, protocol="tls://",
-                                  host="127.0.0.1", security=security, dashboard_address=":0") as local:
+                                  host="127.0.0.1", security=security, dashboard_address="127.0.0.1:0") as local:
         assert local.scheduler_address.startswith("tls://")
         yield local.scheduler_address, env, folder
 
@@ -108,3 +108,31 @@ def test_the_user_may_trust_the_network():
     with pytest.raises(SettingsError, match="--trust-network"):
         cluster.require("tcp://10.0.0.5:8786")
     cluster.require("tcp://10.0.0.5:8786", trust_network=True)
+
+
+def test_a_local_cluster_listens_on_loopback_only():
+    """--cluster local:N: every socket its processes listen on is on 127.0.0.1, the scheduler's HTTP
+    server included (Dask's dashboard address ":0" served it on every interface)."""
+    import urllib.request
+
+    psutil = pytest.importorskip("psutil")
+    me = psutil.Process()
+
+    def listening() -> set:
+        return {(c.laddr.ip, c.laddr.port) for p in (me, *me.children(recursive=True))
+                for c in p.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN}
+
+    before = listening()  # the other tests' servers (this module's TLS cluster among them)
+    client = cluster.connect("local:2")
+    try:
+        listening = sorted(listening() - before)
+        assert len(listening) >= 3
+        assert {ip for ip, _ in listening} == {"127.0.0.1"}, listening
+        # The scheduler's one HTTP server (health, metrics; the dashboard is off) is among them, on loopback.
+        port = client.scheduler_info()["services"]["dashboard"]
+        assert ("127.0.0.1", port) in listening
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as answer:
+            assert answer.read() == b"ok"
+    finally:
+        client.close()
+        client.cluster.close()

@@ -14,12 +14,12 @@ import pytest
 import rdflib
 from conftest import EXAMPLES
 from tgtrace.api import capture_graph, packaged_engine
-from tgtrace.engines.component import COMPONENTS
-from tgtrace.engines.fast import Compiler, Engine, _Run
-from tgtrace.graph import TraceGraph, key_from_rdflib
-from tgtrace.loaders import load
-from tgtrace.namespaces import SH
-from tgtrace.shapes import CORE_COMPONENTS, ShapesModel
+from tgtrace.ground.graph import TraceGraph, key_from_rdflib
+from tgtrace.ground.namespaces import SH
+from tgtrace.inputs.loaders import load
+from tgtrace.shacl.component import COMPONENTS
+from tgtrace.shacl.fast import Compiler, Engine, _Run
+from tgtrace.shacl.shapes import CORE_COMPONENTS, ShapesModel
 
 SAMPLES = """
 @prefix sh: <http://www.w3.org/ns/shacl#> .

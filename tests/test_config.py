@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tgtrace import config as cfg
-from tgtrace.model import Finding, Report, Severity
+from tgtrace.ground.model import Finding, Report, Severity
 from tgtrace.rules import all_rules
-from tgtrace.settings import Settings, SettingsError
+from tgtrace.run import config as cfg
+from tgtrace.run.settings import Settings, SettingsError
 
 AGENT = "urn:trustgraph:agent:0b6f"
 

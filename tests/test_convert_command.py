@@ -88,3 +88,51 @@ def test_never_writes_over_an_input(tmp_path):
     proc = _tg_trace("convert", str(source), "-o", str(source))
     assert proc.returncode == 2 and b"refusing to overwrite" in proc.stderr
     assert source.read_bytes() == before
+
+
+# Every character no output shows raw: C0 (in a literal), C1, the bidi controls, the separators, U+FFFE/F.
+UNSAFE = "\x01\x1b\x7f\x85\x9b\u061c\u200e\u200f\u202a\u202e\u2066\u2069\u2028\u2029\ufffe\uffff"
+UNSAFE_IN_IRI = UNSAFE[5:-2]  # an IRI holds no C0 control, DEL or noncharacter
+
+
+@pytest.mark.parametrize("fmt, syntax", [("nquads", ox.RdfFormat.N_QUADS), ("trig", ox.RdfFormat.TRIG),
+                                         ("ntriples", ox.RdfFormat.N_TRIPLES)])
+def test_unsafe_characters_are_written_as_the_syntaxs_escapes_losslessly(fmt, syntax, tmp_path):
+    """In literals, IRIs (one a prefixed name in TriG), blank node labels and graph names: the
+    output holds none of them raw, and reads back as the same graph (blank nodes renamed)."""
+    tg = "https://trustgraph.ai/ns/"
+    question = ox.NamedNode(f"{tg}question{UNSAFE_IN_IRI}")
+    blank = ox.BlankNode("b\u061cx")  # the one unsafe character a label may hold
+    graph = ox.NamedNode("urn:graph:retrieval")
+    quads = [ox.Quad(question, ox.NamedNode(tg + "query"), ox.Literal(f"what{UNSAFE}?"), graph),
+             ox.Quad(question, ox.NamedNode(tg + "query"), ox.Literal(f"was{UNSAFE}", language="en"), graph),
+             ox.Quad(blank, ox.NamedNode(tg + "label"), ox.Literal(UNSAFE), graph),
+             ox.Quad(question, ox.NamedNode(tg + "edge"), ox.Triple(blank, ox.NamedNode(tg + "p"), question), graph)]
+    source = tmp_path / "hostile.nq"
+    source.write_bytes(ox.serialize(quads, format=ox.RdfFormat.N_QUADS))
+    out = tmp_path / f"out.{fmt}"
+    proc = _tg_trace("convert", str(source), "--to", fmt, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    data = out.read_bytes()
+    text = data.decode("utf-8")
+    assert not [c for c in UNSAFE if c in text], [c for c in UNSAFE if c in text]
+    assert proc.stdout == b""
+    stdout = _tg_trace("convert", str(source), "--to", fmt).stdout
+    assert not [c for c in UNSAFE if c in stdout.decode("utf-8")]
+    back = list(ox.parse(data, format=syntax))
+    expected = quads if fmt != "ntriples" else [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
+    assert _canonical(back) == _canonical(expected)
+
+
+def _canonical(quads) -> set:
+    """The quads with blank nodes named by their first appearance (the labels are no part of the graph)."""
+    names: dict = {}
+
+    def term(t):
+        if isinstance(t, ox.BlankNode):
+            return names.setdefault(t.value, f"_:{len(names)}")
+        if isinstance(t, ox.Triple):
+            return (term(t.subject), term(t.predicate), term(t.object))
+        return t
+
+    return {(term(q.subject), q.predicate, term(q.object), q.graph_name) for q in quads}

@@ -10,8 +10,8 @@ import pytest
 import rdflib
 from docs_support import ROOT, built_site
 from rdflib import OWL, RDF, Literal, URIRef
-from tgtrace import resources
-from tgtrace.namespaces import TG
+from tgtrace.ground import resources
+from tgtrace.ground.namespaces import TG
 
 V23 = ROOT / "docs" / "data" / "trustgraph-2.3.ttl"
 

@@ -15,8 +15,10 @@ import rdflib
 import rdflib.compare
 from docs_support import ROOT, built_site, read_pages, resolve
 from rdflib import OWL, RDF, RDFS
-from tgtrace import bundle, resources, rules
-from tgtrace.namespaces import TG
+from tgtrace import rules
+from tgtrace.ground import resources
+from tgtrace.ground.namespaces import TG
+from tgtrace.rules import bundle
 
 PATTERN_PAGES = (
     "graphrag",
@@ -188,6 +190,7 @@ def test_downloads_hold_the_ontology_and_the_shapes(site):
         graph = rdflib.Graph().parse(downloads / "shapes" / path.name, format="turtle", publicID=base)
         assert rdflib.compare.isomorphic(graph, rdflib.Graph().parse(path, format="turtle", publicID=base)), path.name
     assert (downloads / bundle.BUNDLE_NAME).read_bytes() == bundle.bundle_turtle()
+    assert (downloads / bundle.EXPANDED_NAME).read_bytes() == bundle.expanded_turtle()
 
 
 ONTOLOGY_DOWNLOADS = {f"downloads/trustgraph.{suffix}" for suffix in ("ttl", "jsonld", "rdf", "nt")}
@@ -238,7 +241,7 @@ def test_generated_pages_are_not_committed():
 def test_trace_models_page_shows_every_model_and_release(site, pages):
     """"Trace models by release": each generation the linter names, each example release with the
     trace model the linter infers for it, and each compared pattern drawn in every model that has it."""
-    from tgtrace.generations import GENERATIONS
+    from tgtrace.tracemodel.generations import GENERATIONS
 
     page = pages.get("releases.html")
     assert page is not None, "no Trace models by release page"

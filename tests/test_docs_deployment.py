@@ -59,3 +59,26 @@ def test_the_kubernetes_deployment_runs_watch_with_the_token_from_a_secret():
     env = {item["name"]: item for item in container["env"]}
     assert "secretKeyRef" in env["TRUSTGRAPH_TOKEN"]["valueFrom"]
     assert env["TRUSTGRAPH_URL"]["value"].startswith("http")
+
+
+def test_the_limits_table_names_every_bound_with_its_option_and_default():
+    """docs/deployment.md's "Limits and failure modes" holds every bound of tgtrace.ground.limits, with the
+    default the option has, and every option it names exists."""
+    from tgtrace.ground import limits
+
+    text = PAGE.read_text()
+    section = text.split("## Limits and failure modes", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[1].startswith("`--"):
+            rows[cells[1].strip("`")] = cells[2]
+    assert set(limits.BOUNDS) <= set(rows), sorted(set(limits.BOUNDS) - set(rows))
+    for option, default in limits.BOUNDS.items():
+        assert float(rows[option].split()[0]) == default, (option, rows[option], default)
+    options = {flag for name in ("pull", "watch", "lint") for param in main.commands[name].params
+               for flag in getattr(param, "opts", [])}
+    assert set(rows) <= options
+    watch = {param.opts[-1]: param.default for param in main.commands["watch"].params if param.opts}
+    for option in ("--trace-max-age", "--trace-max-triples", "--max-held-triples"):
+        assert watch[option] == limits.BOUNDS[option]

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from conftest import EXAMPLES
 from tgtrace.api import packaged_engine
-from tgtrace.engines import shacl
-from tgtrace.loaders import from_bytes
-from tgtrace.model import Hit
+from tgtrace.ground.model import Hit
+from tgtrace.inputs.loaders import from_bytes
 from tgtrace.rules import all_rules, model
-from tgtrace.shapes import Shape
+from tgtrace.shacl import reference as shacl
+from tgtrace.shacl.shapes import Shape
 
 # A node shape's rule (a missing type) and a property shape's (a value outside its closed set).
 CODES = ("M001", "T001")

@@ -1,9 +1,9 @@
 """The shapes' value lists and the fast engine follow the enumerations the ontology records."""
 
 import rdflib
-from tgtrace.resources import shapes_paths
-from tgtrace.selfcheck import run_checks
-from tgtrace.vocabulary import execution_patterns, permitted_reasons, termination_reasons
+from tgtrace.ground.resources import shapes_paths
+from tgtrace.rules.selfcheck import run_checks
+from tgtrace.tracemodel.vocabulary import execution_patterns, permitted_reasons, termination_reasons
 
 
 def test_ontology_enumerations():

@@ -8,7 +8,7 @@ import sys
 import pytest
 import tgtrace
 from conftest import EXAMPLES, example_traces
-from tgtrace.model import Severity
+from tgtrace.ground.model import Severity
 
 EXPECTED_WARNINGS = {
     # The older ReAct service (agent/react/service.py) sets no termination reason.

@@ -15,7 +15,7 @@ from conftest import EXAMPLES
 from tgtrace import api
 from tgtrace.cli import main
 from tgtrace.formats import FORMATS
-from tgtrace.loaders import InputError
+from tgtrace.inputs.loaders import InputError
 
 ESCAPE = "\x1b]0;pwned\x07"  # an OSC sequence: it would retitle the terminal
 
@@ -57,7 +57,7 @@ def test_every_error_a_user_can_act_on_derives_from_the_one_base():
     import pkgutil
 
     import tgtrace
-    from tgtrace.errors import TgTraceError
+    from tgtrace.ground.errors import TgTraceError
 
     classes = set()
     for module in pkgutil.walk_packages(tgtrace.__path__, "tgtrace."):
@@ -69,7 +69,7 @@ def test_every_error_a_user_can_act_on_derives_from_the_one_base():
 
 
 def test_a_new_error_of_the_base_exits_with_its_status_and_one_escaped_line(monkeypatch):
-    from tgtrace.errors import TgTraceError
+    from tgtrace.ground.errors import TgTraceError
 
     class Unforeseen(TgTraceError):
         """An error no list of the command line names."""
@@ -269,3 +269,22 @@ def test_standard_input_that_never_starts_is_given_up():
     assert result.returncode == 2
     assert result.stderr.strip() == ("tg-trace: <stdin>: sent nothing in 0.5 seconds; raise --stdin-timeout for a "
                                      "slow producer")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["lint", "--format", "bogus", "x.nq"], "Invalid value for '--format': 'bogus' is not one of"),
+    (["lint", "--baseline", "examples", "x.nq"], "Invalid value for '--baseline'"),
+    (["lint", "--nosuch", "x.nq"], "lint: No such option '--nosuch'"),
+    (["nosuch"], "No such command 'nosuch'"),
+    (["--nosuch"], "No such option '--nosuch'"),
+    (["pull", "--limit", "0"], "Invalid value for '--limit'"),
+    (["watch", "--deadline", "-1"], "Invalid value for '--deadline'"),
+    (["convert"], "Missing argument 'PATHS...'"),
+])
+def test_click_usage_errors_are_one_line_exit_2(args, words):
+    result = run(*args, cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tg-trace: "), result.stderr
+    assert words in lines[0], lines[0]
+    assert "--help' for help" in lines[0]

@@ -106,7 +106,7 @@ def test_list_text_is_a_table_and_exit_status_follows_findings(tmp_path):
     assert result.exit_code == 0
     assert "pattern" in result.stdout.splitlines()[0]
     assert "supervisor" in result.stdout and "agent:c5d169e8" in result.stdout
-    assert "2 traces in 2 files." in result.stdout
+    assert "2 files, 2 traces." in result.stdout
     faulty = invoke("list", str(faulty_copy(tmp_path)))
     assert faulty.exit_code == 1 and "1E" in faulty.stdout
 

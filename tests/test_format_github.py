@@ -5,7 +5,7 @@ from __future__ import annotations
 from formats_support import CONCLUSION, GITHUB_LINE, finding
 from tgtrace.formats import github as github_format
 from tgtrace.formats import render
-from tgtrace.model import Severity
+from tgtrace.ground.model import Severity
 from tgtrace.rules import all_rules
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from formats_support import EXAMPLES, RDF_TYPE, cli, conclusion_iri, finding, nq_line
 from tgtrace.cli import main
 from tgtrace.formats import FORMATS, render
-from tgtrace.model import Report
+from tgtrace.ground.model import Report
 
 # What GitLab requires of each issue of a Code Quality report (its documentation's
 # "Code Quality report format"); any other key is ignored by GitLab.

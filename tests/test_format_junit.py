@@ -5,7 +5,7 @@ from __future__ import annotations
 from formats_support import AGENT, finding, parse_junit
 from junitparser import Failure
 from tgtrace.formats import render
-from tgtrace.model import Report, Severity
+from tgtrace.ground.model import Report, Severity
 
 
 def test_junit_suite_per_file_case_per_trace(report, tmp_path):

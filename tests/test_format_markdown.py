@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tgtrace.coverage import coverage
 from tgtrace.formats import render
-from tgtrace.model import Report
-from tgtrace.namespaces import TG
+from tgtrace.ground.model import Report
+from tgtrace.ground.namespaces import TG
 from tgtrace.rules import all_rules
+from tgtrace.run.coverage import coverage
 
 
 def test_markdown_summary(report):

@@ -17,11 +17,11 @@ import pytest
 from conftest import EXAMPLES, ROOT
 from fuzz import output_problem
 from tgtrace import api
-from tgtrace.escaping import printable
 from tgtrace.formats import FORMATS, emit, render
 from tgtrace.formats.common import Format
-from tgtrace.model import Report
-from tgtrace.settings import Output
+from tgtrace.ground.escaping import printable
+from tgtrace.ground.model import Report
+from tgtrace.run.settings import Output
 
 # In an N-Quads literal: a terminal escape, then a forged GitHub workflow command on a line of its own.
 HOSTILE_LITERAL = r'"\u001B]0;pwned\u0007\n::error file=src/app.py,line=1::FORGED\r\u202Eevil"'
@@ -91,7 +91,7 @@ def test_the_readme_names_every_registered_format_in_order():
 
 
 def test_statistics_are_refused_once_from_the_registry(hostile_report):
-    from tgtrace.settings import SettingsError
+    from tgtrace.run.settings import SettingsError
 
     able = [name for name, registered in FORMATS.items() if registered.statistics]
     for name in FORMATS:

@@ -7,9 +7,9 @@ import json
 from formats_support import AGENT, CONCLUSION, finding, sarif_validator
 from rfc3986_validator import validate_rfc3986
 from tgtrace.formats import FORMATS, render
-from tgtrace.model import Report
-from tgtrace.rulehelp import explain_rule
+from tgtrace.ground.model import Report
 from tgtrace.rules import all_rules
+from tgtrace.rules.help import explain_rule
 
 
 def test_formats_registered():

@@ -17,7 +17,7 @@ import tgtrace
 from fuzz import output_problem, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tgtrace.loaders import INPUT_FORMATS, InputError
+from tgtrace.inputs.loaders import INPUT_FORMATS, InputError
 
 FUZZ_CASES = 3000
 

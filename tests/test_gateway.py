@@ -98,7 +98,7 @@ def test_a_pull_holds_what_trustgraphs_own_client_reads_of_each_graph(trustgraph
     import io
 
     import pyoxigraph as ox
-    from tgtrace.loaders.wire import triples_to_quads
+    from tgtrace.inputs.wire import triples_to_quads
     from trustgraph.cli.query_graph import query_graph
 
     collections, _ = published

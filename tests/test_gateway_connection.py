@@ -4,7 +4,7 @@ is printed of a connection never shows its credentials."""
 from __future__ import annotations
 
 import pytest
-from tgtrace.gateway import Connection, GatewayError
+from tgtrace.inputs.gateway import Connection, GatewayError
 
 
 def test_defaults_come_from_the_environment_then_from_trustgraphs_own():

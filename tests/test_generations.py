@@ -11,9 +11,9 @@ import tgtrace
 from click.testing import CliRunner
 from conftest import example_traces
 from tgtrace.cli import main
-from tgtrace.generations import infer
-from tgtrace.graph import TraceGraph
-from tgtrace.tracemodel import TRUSTGRAPH
+from tgtrace.ground.graph import TraceGraph
+from tgtrace.tracemodel.generations import infer
+from tgtrace.tracemodel.traces import TRUSTGRAPH
 
 TG = "https://trustgraph.ai/ns/"
 PROV = "http://www.w3.org/ns/prov#"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tgtrace.graph import DERIVED, GENERATED, RDF_TYPE, TraceGraph
-from tgtrace.tracemodel import OWNING, QUESTION, TRUSTGRAPH
+from tgtrace.ground.graph import DERIVED, GENERATED, RDF_TYPE, TraceGraph
+from tgtrace.tracemodel.traces import OWNING, QUESTION, TRUSTGRAPH
 
 NODES = [f"urn:n{i}" for i in range(9)]
 LINKS = [DERIVED, DERIVED, DERIVED, GENERATED, *sorted(OWNING)]

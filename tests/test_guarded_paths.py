@@ -14,10 +14,12 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
+import rdflib
 from conftest import EXAMPLES, ROOT
 
 # A real trace with an error (its final Answer's type removed): a gate that is on fails on it.
 CLEAN = EXAMPLES / "orchestrator-react-multi-iteration.nq"
+SHACL_REPORT = rdflib.URIRef("http://www.w3.org/ns/shacl#ValidationReport")
 
 
 def faulty(folder: Path) -> Path:
@@ -99,7 +101,7 @@ def test_configuration_that_turns_the_gate_off_says_so(tmp_path, setting):
     (repo / "tg-trace.toml").write_text(setting + "\n")
     said = "the gate is turned off by the configuration file"
     outputs = {}
-    for fmt in ("text", "json", "sarif", "github", "junit", "html"):
+    for fmt in ("text", "json", "sarif", "github", "junit", "html", "shacl"):
         result = tg_trace("lint", "--format", fmt, "trace.nq", "--summary", f"summary-{fmt}.md", cwd=repo)
         assert result.returncode == 0, result.stderr
         assert f"tg-trace: warning: {said}" in result.stderr and "tg-trace.toml" in result.stderr
@@ -113,6 +115,8 @@ def test_configuration_that_turns_the_gate_off_says_so(tmp_path, setting):
     suite = ET.fromstring(outputs["junit"]).find("testsuite")
     assert said in suite.find("properties/property").get("value")
     assert said in outputs["html"]
+    report = rdflib.Graph().parse(data=outputs["shacl"], format="turtle")
+    assert said in str(report.value(next(report.subjects(rdflib.RDF.type, SHACL_REPORT)), rdflib.RDFS.comment))
 
 
 def test_a_gate_that_is_on_or_off_by_the_users_flag_says_nothing(tmp_path):

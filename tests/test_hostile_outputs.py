@@ -13,7 +13,7 @@ import sys
 import pytest
 from conftest import EXAMPLES
 from fuzz import output_problem
-from tgtrace.formats import FORMATS
+from tgtrace.formats import DIFF_FORMATS, FORMATS
 
 TG = "https://trustgraph.ai/ns/"
 # Terminal escapes (retitle, bell), a forged GitHub workflow command on a new line, a carriage
@@ -127,6 +127,39 @@ def test_show_and_list_show_a_hostile_trace_safely(hostile, fmt):
         assert result.returncode == 1, result.stderr
         safe_text(result.stderr, f"{command} stderr")
         safe_text(result.stdout, f"{command} {fmt}", "json" if fmt == "json" else "markdown")
+
+
+@pytest.mark.parametrize("fmt", list(DIFF_FORMATS))
+def test_diff_shows_a_hostile_trace_safely(hostile, fmt):
+    # The termination reason is a value of the contract: the diff shows it, escaped; the tg:action
+    # added to the decision too (20,000 characters: cut in text and Markdown, whole in JSON).
+    example = str(EXAMPLES / "orchestrator-react-one-shot.json")
+    syntax = "json" if DIFF_FORMATS[fmt].syntax == "json" else "markdown"
+    for old, new in ((example, HOSTILE_NAME), (HOSTILE_NAME, example)):
+        result = tg_trace("diff", "--format", fmt, old, new, cwd=hostile)
+        assert result.returncode == 1, result.stderr
+        assert result.stderr == b""
+        text = safe_text(result.stdout, f"diff {fmt}", syntax)
+        if syntax == "json":
+            values = [v.get("value") for g in json.loads(text)["groups"] for e in g["changes"]
+                      for c in e.get("changes", ()) for v in c.get("old", []) + c.get("new", []) if isinstance(v, dict)]
+            assert HOSTILE in values and HOSTILE + "A" * 20_000 in values
+        else:
+            assert "\\x1b]0;pwned\\x07\\n::error file=src/app.py" in text and "AAAA…" in text
+            assert len(text) < 10_000
+    written = hostile / f"diff.{fmt}"
+    assert tg_trace("diff", "--format", fmt, "-o", str(written), HOSTILE_NAME, example, cwd=hostile).returncode == 1
+    safe_text(written.read_bytes(), f"diff {fmt} -o", syntax)
+
+
+def test_diff_names_a_hostile_file_escaped(hostile, tmp_path):
+    (tmp_path / "empty.nq").write_text("")
+    result = tg_trace("diff", HOSTILE_NAME, str(tmp_path / "empty.nq"), cwd=hostile)
+    assert result.returncode == 2
+    (line,) = safe_text(result.stderr, "diff stderr").splitlines()
+    assert line.endswith("empty.nq: is empty: holds no triples")
+    text = safe_text(tg_trace("diff", HOSTILE_NAME, HOSTILE_NAME, cwd=hostile).stdout, "diff", "markdown")
+    assert "--- ./::error::evil\\x1b]0;t\\x07\\u202e\\n::warning::x\\xff.json" in text
 
 
 def test_graph_draws_a_hostile_trace(hostile):

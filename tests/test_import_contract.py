@@ -22,31 +22,23 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "validators" / "tgtrace"
 
-# Lowest first. A package's own ``__init__`` is named by the package.
-FLOORS: dict[str, tuple[str, ...]] = {
-    "ground": ("errors", "namespaces", "escaping", "guarded", "model", "locations", "graph", "resources"),
-    "traces": ("tracemodel",),
-    "loaders": ("loaders", "loaders.base", "loaders.wire", "loaders.objects", "loaders.trustgraph",
-                "loaders.ranges", "loaders.losses", "loaders.excerpt", "stream", "pieces", "gateway"),
-    "rules": ("shapes", "vocabulary", "generations", "explainability_client", "rules", "rulehelp", "bundle",
-              "advice"),
-    "engines": ("engines", "engines.component", "engines.xsd", "engines.core", "engines.core.value_type",
-                "engines.core.cardinality", "engines.core.value_range", "engines.core.string_based",
-                "engines.core.property_pair", "engines.core.logical", "engines.core.shape_based",
-                "engines.core.other", "engines.trustgraph", "engines.fast", "engines.paths", "engines.sparql",
-                "engines.shacl"),
-    "report": ("settings", "config", "baseline", "coverage", "api", "traceviews", "cluster", "watch", "selfcheck"),
-    "formats": ("files", "formats", "formats.common", "formats.diagram", "formats.github", "formats.gitlab",
-                "formats.html", "formats.json", "formats.junit", "formats.listshow", "formats.live", "formats.markdown", "formats.metrics", "formats.rdf",
-                "formats.sarif", "formats.statistics", "formats.text"),
-    "faces": ("", "cli", "testing", "pytest_plugin"),
-}
+# The floors, lowest first: each is a subpackage, and a module's floor is the subpackage its path
+# lies in. The package root is the top floor and holds only the entry points (FACES).
+FLOORS: tuple[str, ...] = ("ground", "tracemodel", "inputs", "shacl", "rules", "run", "views", "cluster",
+                           "formats", "")
+FACES = ("", "api", "cli", "testing", "pytest_plugin")
 
 # Upward imports the contract allows, each with why.
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("formats.sarif", ""): "SARIF names the tool's version, which is written once, as tgtrace.__version__ "
                            "(tests/test_release_engineering.py checks it against pyproject.toml)",
 }
+
+
+def floor_of(module: str) -> str:
+    """A module's floor, read from its path: the subpackage it lies in, or the root ('')."""
+    head = module.split(".")[0]
+    return head if head in FLOORS else ""
 
 
 def module_files(package: Path) -> dict[str, Path]:
@@ -124,20 +116,23 @@ def import_graph(package: Path) -> dict[str, set[str]]:
     return graph
 
 
-def violations(graph: dict[str, set[str]], floors: dict[str, tuple[str, ...]],
-               exceptions: dict[tuple[str, str], str]) -> list[str]:
-    """What breaks the contract, one line each: unplaced or stale modules, upward imports, cycles."""
-    level = {module: n for n, modules in enumerate(floors.values()) for module in modules}
-    names = list(floors)
-    problems = [f"{m or '__init__'}: no floor of the contract places it" for m in sorted(set(graph) - set(level))]
-    problems += [f"{m or '__init__'}: placed by the contract, but there is no such module"
-                 for m in sorted(set(level) - set(graph))]
+def violations(graph: dict[str, set[str]], floors: tuple[str, ...], exceptions: dict[tuple[str, str], str],
+               faces: tuple[str, ...] = FACES) -> list[str]:
+    """What breaks the contract, one line each: a root module that is no entry point, upward
+    imports, cycles."""
+    level = {name: n for n, name in enumerate(floors)}
+
+    def floor(module: str) -> str:
+        head = module.split(".")[0]
+        return head if head in level and head else ""
+
+    problems = [f"{m}: a module of the package root, which holds only the entry points {sorted(faces)}"
+                for m in sorted(graph) if floor(m) == "" and m not in faces]
     for module, targets in sorted(graph.items()):
         for target in sorted(targets):
-            if module in level and target in level and level[target] > level[module] \
-                    and (module, target) not in exceptions:
-                problems.append(f"{module or '__init__'} ({names[level[module]]}) imports "
-                                f"{target or '__init__'} ({names[level[target]]}), a floor above it")
+            if level[floor(target)] > level[floor(module)] and (module, target) not in exceptions:
+                problems.append(f"{module or '__init__'} ({floor(module) or 'root'}) imports "
+                                f"{target or '__init__'} ({floor(target) or 'root'}), a floor above it")
     try:
         tuple(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as error:
@@ -162,40 +157,31 @@ def _package(tmp_path: Path, modules: dict[str, str]) -> Path:
 
 
 @pytest.mark.parametrize("modules, expected", [
-    ({"low": "def f():\n    from . import high\n", "high": ""}, "low (ground) imports high (top), a floor above it"),
-    ({"low": "import importlib\nNAME = 'pkg.high'\nimportlib.import_module(NAME)\n", "high": ""},
-     "low (ground) imports high (top), a floor above it"),
-    ({"low": "from .other import x\n", "other": "def g():\n    from .low import y\n", "high": ""},
-     "import cycle: "),
-    ({"low": "", "high": "", "stray": ""}, "stray: no floor of the contract places it"),
-    ({"low": "", "high": "from ..outside import z\nfrom .sub.deep import w\n", "sub.deep": ""},
-     "sub.deep: no floor of the contract places it"),
+    ({"low.a": "def f():\n    from ..high import b\n", "high.b": ""}, "low.a (low) imports high.b (high), a floor above it"),
+    ({"low.a": "import importlib\nNAME = 'pkg.high.b'\nimportlib.import_module(NAME)\n", "high.b": ""},
+     "low.a (low) imports high.b (high), a floor above it"),
+    ({"low.a": "from .other import x\n", "low.other": "def g():\n    from .a import y\n"}, "import cycle: "),
+    ({"low.a": "", "stray": ""}, "stray: a module of the package root"),
+    ({"low.a": "from ..face import z\n", "face": ""}, "low.a (low) imports face (root), a floor above it"),
 ])
 def test_the_contract_catches_what_breaks_it(tmp_path, modules, expected):
-    floors = {"ground": ("", "low", "other"), "top": ("high",)}
-    problems = violations(import_graph(_package(tmp_path, modules)), floors, {})
+    floors = ("low", "high", "")
+    problems = violations(import_graph(_package(tmp_path, {"low": "", "high": "", **modules})), floors, {},
+                          faces=("", "face"))
     assert any(p.startswith(expected) for p in problems), problems
 
 
-# The generic engines (the default one, its components and their registry, XSD's lexical forms, paths,
-# SHACL-SPARQL, the pySHACL reference) know graphs and shapes, not TrustGraph: TrustGraph's semantics
-# reach them as components registered from engines/trustgraph.py, and the packaged rules and the
-# ontology's declarations as arguments from their caller (api.packaged_engine).
-GENERIC = ("engines.component", "engines.xsd", "engines.core", "engines.fast", "engines.paths", "engines.sparql",
-           "engines.shacl")
-TRUSTGRAPH = ("tracemodel", "generations", "vocabulary", "explainability_client", "rules", "engines.trustgraph")
+# The SHACL floor (the shapes reader, the default engine, its components and their registry, XSD's
+# lexical forms, paths, SHACL-SPARQL, the pySHACL reference) knows graphs and shapes, not TrustGraph:
+# TrustGraph's semantics reach it as components registered from rules/components.py, and the
+# packaged rules and the ontology's declarations as arguments from their caller (run.lint.packaged_engine).
 
 
-def test_the_generic_engine_imports_nothing_of_trustgraph():
+def test_the_shacl_floor_imports_nothing_of_trustgraph():
     files = module_files(PACKAGE)
-    found = []
-    for module in (m for m in files if m in GENERIC or m.startswith("engines.core.")):
-        tree = ast.parse(files[module].read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            for name, names in _imported(node, {}):
-                target = _absolute(name, module, files[module].name == "__init__.py", PACKAGE.name)
-                if target in TRUSTGRAPH:
-                    found.append(f"{module} imports {target} {names}")
+    graph = import_graph(PACKAGE)
+    found = [f"{module} imports {target}" for module in files if floor_of(module) == "shacl"
+             for target in graph[module] if floor_of(target) == "tracemodel"]
     assert not found, "\n".join(found)
 
 
@@ -220,7 +206,8 @@ def trustgraph_terms(path: Path) -> list[str]:
 def test_the_ground_floor_names_nothing_of_trustgraph():
     files = module_files(PACKAGE)
     # namespaces.py spells every namespace the package uses, TrustGraph's too: it names no term of it.
-    found = [line for module in FLOORS["ground"] if module != "namespaces" for line in trustgraph_terms(files[module])]
+    found = [line for module, path in files.items() if floor_of(module) == "ground" and module != "ground.namespaces"
+             for line in trustgraph_terms(path)]
     assert not found, "\n".join(found)
 
 
@@ -238,12 +225,14 @@ def test_the_ground_floor_check_catches_a_trustgraph_class(tmp_path, text):
 def test_contributing_maps_every_module_on_its_floor():
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     bullets = dict(re.findall(r"^- \*\*(\w+)\*\*(.*?)(?=^- \*\*|^\S|\Z)", text, re.M | re.S))
-    assert list(bullets) == list(FLOORS), "CONTRIBUTING.md's map of the layers names the contract's floors in order"
-    for floor, modules in FLOORS.items():
-        named = set(re.findall(r"`([\w/]+(?:\.py|/))`", bullets[floor]))
-        files = {_file_name(m) for m in modules}
-        assert files == named, f"{floor}: CONTRIBUTING.md names {sorted(named - files)} that the contract does " \
-                               f"not place there, and leaves out {sorted(files - named)}"
+    names = [floor or "faces" for floor in FLOORS]
+    assert list(bullets) == names, "CONTRIBUTING.md's map of the layers names the contract's floors in order"
+    files = module_files(PACKAGE)
+    for floor, name in zip(FLOORS, names):
+        named = set(re.findall(r"`([\w/]+(?:\.py|/))`", bullets[name]))
+        placed = {_file_name(m) for m in files if floor_of(m) == floor}
+        assert placed == named, f"{name}: CONTRIBUTING.md names {sorted(named - placed)} that are not on the floor, " \
+                                f"and leaves out {sorted(placed - named)}"
 
 
 def _file_name(module: str) -> str:
@@ -254,8 +243,10 @@ def _file_name(module: str) -> str:
 # What the docs generator (docs/gen, run by the mkdocs hooks) may read of the package: these modules,
 # and of each only what it defines under a name without a leading underscore (where it declares
 # ``__all__``, only the names listed there). Anything else is an internal that may change unseen.
-DOCS_PUBLIC = ("", "namespaces", "resources", "rulehelp", "shapes", "rules", "vocabulary", "generations", "bundle",
-               "loaders", "api", "traceviews", "formats", "formats.diagram", "formats.listshow", "cli")
+DOCS_PUBLIC = ("", "ground.namespaces", "ground.resources", "rules.help", "shacl.shapes", "rules",
+               "tracemodel.vocabulary", "tracemodel.generations", "rules.bundle", "inputs.loaders", "api",
+               "views.traces", "views.diff", "formats", "formats.diagram", "formats.diff", "formats.listshow",
+               "cli", "run.options")
 DOCS_GEN = ROOT / "docs" / "gen"
 
 
@@ -297,11 +288,12 @@ def private_reads(package: Path, public: tuple[str, ...], sources: list[Path]) -
         for line, name, names in _docs_imports(ast.parse(source.read_text(encoding="utf-8")), package.name):
             module = _absolute(name, "", True, package.name)
             where = f"{source.name}:{line}: {name}"
-            if module not in public:
+            submodules = [n for n in names if f"{module}.{n}".strip(".") in files]
+            if module not in public and (not names or len(submodules) < len(names)):
                 problems.append(f"{where} is not a public module")
                 continue
             for imported in names:
-                if f"{module}.{imported}".strip(".") in files:
+                if imported in submodules:
                     if f"{module}.{imported}".strip(".") not in public:
                         problems.append(f"{where}.{imported} is not a public module")
                 elif imported.startswith("_") or imported not in _defined(files[module]):

@@ -10,9 +10,9 @@ import sys
 
 import tgtrace
 from conftest import EXAMPLES
-from tgtrace.generations import infer
-from tgtrace.loaders import load
-from tgtrace.model import Severity
+from tgtrace.ground.model import Severity
+from tgtrace.inputs.loaders import load
+from tgtrace.tracemodel.generations import infer
 
 RELEASES = EXAMPLES / "releases"
 

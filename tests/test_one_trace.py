@@ -14,8 +14,8 @@ import re
 import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES
-from tgtrace import traceviews
 from tgtrace.cli import main
+from tgtrace.views import traces as traceviews
 
 # The last Observation of one ReAct trace, and a Question of another trace.
 CROSS_LINK = ("<urn:trustgraph:agent:654188f1-4efe-5ec4-8ff7-649fb5c1fc4b/i1/observation> "

@@ -14,8 +14,8 @@ import pytest
 import rdflib
 from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SKOS
-from tgtrace import selfcheck
-from tgtrace.namespaces import PROV, TG
+from tgtrace.ground.namespaces import PROV, TG
+from tgtrace.rules import selfcheck
 
 ROOT = Path(__file__).resolve().parents[1]
 ONTOLOGY = ROOT / "ontology" / "trustgraph.ttl"
@@ -382,7 +382,7 @@ def test_selfcheck_reports_an_undeclared_term(tmp_path):
 
 
 def _packaged_shapes():
-    from tgtrace import resources
+    from tgtrace.ground import resources
 
     return resources.shapes_graph()
 

@@ -12,12 +12,13 @@ from capture_support import corpus, cut
 from conftest import EXAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tgtrace import cluster
-from tgtrace.graph import TraceGraph
-from tgtrace.loaders import InputError, ranges
-from tgtrace.pieces import join, keys, meet, split
-from tgtrace.settings import Settings
-from tgtrace.tracemodel import TRUSTGRAPH
+from tgtrace.cluster import lint as cluster
+from tgtrace.cluster import ranges
+from tgtrace.cluster.pieces import join, keys, meet, split
+from tgtrace.ground.graph import TraceGraph
+from tgtrace.inputs.loaders import InputError
+from tgtrace.run.settings import Settings
+from tgtrace.tracemodel.traces import TRUSTGRAPH
 
 try:
     import distributed
@@ -147,7 +148,7 @@ def test_two_statements_on_one_line_are_an_input_error(tmp_path: Path):
 def broadcast_of(texts: list[str], partitions: int = 2) -> set[str]:
     """The subjects the ranges (N-Triples text) would broadcast: eligible, then those whose
     descriptions link past the broadcast dropped until none does, as the cluster decides."""
-    from tgtrace.pieces import eligible, escapes, hashes
+    from tgtrace.cluster.pieces import eligible, escapes, hashes
 
     pieces = [pieces_of(text) for text in texts]
     dealt = [keys(p, partitions) for p in pieces]
@@ -192,7 +193,7 @@ def test_a_description_several_ranges_repeat_is_broadcast_only_where_exact():
 def test_a_description_is_uniform_where_every_range_states_the_same_triples():
     """The partitions that meet the ranges say which broadcast descriptions every range states
     alike, in any order and however often: only there may a range's results read its own."""
-    from tgtrace.pieces import eligible, hashes
+    from tgtrace.cluster.pieces import eligible, hashes
 
     agent = '<urn:agent> <http://www.w3.org/2000/01/rdf-schema#label> "agent" .\n'
     named = '<urn:agent> <urn:name> "A" .\n'
@@ -213,8 +214,8 @@ def test_a_description_is_uniform_where_every_range_states_the_same_triples():
 def test_the_rules_reach_decides_whether_descriptions_may_be_broadcast():
     import rdflib
     from tgtrace.api import packaged_engine
-    from tgtrace.engines.fast import Engine
-    from tgtrace.pieces import STRUCTURAL
+    from tgtrace.cluster.pieces import STRUCTURAL
+    from tgtrace.shacl.fast import Engine
 
     assert packaged_engine(None).inverse_reach() <= STRUCTURAL
     prefixes = "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <urn:ex:> .\n"

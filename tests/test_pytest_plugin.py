@@ -10,7 +10,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from tgtrace.loaders import InputError
+from tgtrace.inputs.loaders import InputError
 from tgtrace.pytest_plugin import assert_trace_conforms
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,8 +22,8 @@ def _plugin_installed() -> bool:
     return any(ep.value == "tgtrace.pytest_plugin" for ep in entry_points(group="pytest11"))
 
 
-def run_pytest(project: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+def run_pytest(project: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ if env is None else env)
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args]
     if not _plugin_installed():
         # In a source checkout without an install, load the plugin as the entry point would.
@@ -181,3 +181,150 @@ def test_a_bad_trustgraph_triple_is_named_by_its_index_and_value():
         assert_trace_conforms([good, bad])
     message = str(error.value)
     assert message.startswith("<objects>: item [1] Triple(") and message.endswith("term field 'v' must be a string, got 5")
+
+
+# ---------------------------------------------------------------------------
+# Structure snapshots: an emitter's project keeps what its traces look like.
+# ---------------------------------------------------------------------------
+
+SNAPSHOT_TESTS = '''
+import os
+import sys
+
+sys.path.insert(0, {root!r})
+from examples import generate
+
+
+def emitted():
+    """The emitter's GraphRAG trace. TG_EMITTER_CHANGE=no-model is a refactor after which the
+    Grounding no longer records its model; TG_RUN is which run of the query it is."""
+    if os.environ.get("TG_EMITTER_CHANGE") == "no-model":
+        original = generate.prov.grounding_triples
+        generate.prov.grounding_triples = lambda *a, **k: original(*a, **{{**k, "model": None}})
+    return generate.build_graphrag(seed=os.environ.get("TG_RUN", "run-1"))
+
+
+def test_graphrag_structure(tg_trace_snapshot):
+    tg_trace_snapshot.assert_match(emitted())
+'''
+
+
+@pytest.fixture
+def snapshot_project(tmp_path):
+    pytest.importorskip("trustgraph.provenance", reason="the real emitter: pip install --no-deps "
+                        "trustgraph-base==2.11.1", exc_type=ImportError)
+    folder = tmp_path / "emitter"
+    folder.mkdir()
+    (folder / "test_emitter.py").write_text(SNAPSHOT_TESTS.format(root=str(ROOT)))
+    return folder
+
+
+def _outside_ci(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(extra)
+    return env
+
+
+def _run(project: Path, *args: str, **env: str) -> tuple[int, str]:
+    result = run_pytest(project, "-rA", *args, env=_outside_ci(**env))
+    return result.returncode, result.stdout + result.stderr
+
+
+def test_snapshot_first_run_writes_it(snapshot_project):
+    code, out = _run(snapshot_project)
+    assert code == 0 and "1 passed" in out, out
+    snapshot = snapshot_project / "tg_trace_snapshots" / "test_emitter" / "test_graphrag_structure.trig"
+    assert f"written {snapshot}" in out, out
+    text = snapshot.read_text()
+    # Readable in a pull request: each entity by its place, each value by its kind.
+    assert "snap:t1:Grounding a prov:Entity , tg:Grounding ;" in text
+    assert 'tg:llmModel "…"' in text and 'tg:query "When did Marie Curie receive her Nobel Prizes?"' in text
+    assert "urn:trustgraph:" not in text  # no IRI of the run
+    # And tg-trace diff reads it as any trace.
+    example = ROOT / "examples" / "graph-rag.nq"
+    result = subprocess.run([sys.executable, "-m", "tgtrace.cli", "diff", str(snapshot), str(example)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_snapshot_unchanged_trace_passes(snapshot_project):
+    assert _run(snapshot_project)[0] == 0
+    snapshot = snapshot_project / "tg_trace_snapshots" / "test_emitter" / "test_graphrag_structure.trig"
+    written = snapshot.read_bytes()
+    # The same query run again: other ids, the same structure.
+    code, out = _run(snapshot_project, TG_RUN="run-2")
+    assert code == 0 and "1 passed" in out and "tg-trace snapshots" not in out, out
+    assert snapshot.read_bytes() == written
+
+
+def test_snapshot_changed_trace_fails_with_the_diff(snapshot_project):
+    assert _run(snapshot_project)[0] == 0
+    snapshot = snapshot_project / "tg_trace_snapshots" / "test_emitter" / "test_graphrag_structure.trig"
+    written = snapshot.read_bytes()
+    code, out = _run(snapshot_project, TG_EMITTER_CHANGE="no-model")
+    assert code == 1 and "1 failed" in out, out
+    assert "FAILED test_emitter.py::test_graphrag_structure" in out
+    assert f"trace structure differs from its snapshot {snapshot} (pytest --tg-trace-update" in out
+    assert "  ~ Grounding\n" in out and "      - tg:llmModel: literal xsd:string\n" in out, out
+    assert "1 of 1 paired trace changed" in out
+    assert snapshot.read_bytes() == written  # a failing comparison leaves the snapshot as it was
+    # The plugin's own frames are hidden from the traceback.
+    assert "def assert_trace_snapshot" not in out
+
+
+def test_snapshot_update_rewrites_it(snapshot_project):
+    assert _run(snapshot_project)[0] == 0
+    snapshot = snapshot_project / "tg_trace_snapshots" / "test_emitter" / "test_graphrag_structure.trig"
+    code, out = _run(snapshot_project, "--tg-trace-update", TG_EMITTER_CHANGE="no-model")
+    assert code == 0 and "1 passed" in out and f"updated {snapshot}" in out, out
+    grounding = snapshot.read_text().split("snap:t1:Grounding a", 1)[1].split(" .\n", 1)[0]
+    assert "tg:llmModel" not in grounding and "tg:concept" in grounding
+    # The new structure is now the one compared with; the old one fails.
+    assert _run(snapshot_project, TG_EMITTER_CHANGE="no-model")[0] == 0
+    code, out = _run(snapshot_project)
+    assert code == 1 and "      + tg:llmModel: literal xsd:string\n" in out, out
+    # An update that changes nothing leaves the file alone.
+    written = snapshot.stat().st_mtime_ns
+    code, out = _run(snapshot_project, "--tg-trace-update", TG_EMITTER_CHANGE="no-model")
+    assert code == 0 and "tg-trace snapshots" not in out and snapshot.stat().st_mtime_ns == written, out
+
+
+def test_snapshot_missing_in_ci_fails(snapshot_project):
+    result = run_pytest(snapshot_project, env={**_outside_ci(), "CI": "true"})
+    out = result.stdout + result.stderr
+    assert result.returncode == 1, out
+    assert "no trace snapshot, and in CI none is written: run the tests with pytest --tg-trace-update" in out
+    assert not (snapshot_project / "tg_trace_snapshots").exists()
+
+
+def test_snapshot_files_are_named_by_test_and_call(tmp_path):
+    from tgtrace.testing import snapshot_checker
+
+    done = []
+    checker = snapshot_checker(tmp_path / "test_agent.py", "test_trace[a/b: c]", update=False,
+                               done=lambda path, what: done.append((what, path.name)))
+    folder = tmp_path / "tg_trace_snapshots" / "test_agent"
+    example = EXAMPLES / "graph-rag.nq"
+    assert checker.assert_match(example) == folder / "test_trace_a_b_c.trig"
+    assert checker(str(example)) == folder / "test_trace_a_b_c-2.trig"
+    assert checker.assert_match(EXAMPLES / "supervisor.nq", name="supervisor") == folder / "supervisor.trig"
+    assert done == [("written", "test_trace_a_b_c.trig"), ("written", "test_trace_a_b_c-2.trig"),
+                    ("written", "supervisor.trig")]
+    # The next test run compares with them: the same calls in the same order.
+    again = snapshot_checker(tmp_path / "test_agent.py", "test_trace[a/b: c]", update=False)
+    again.assert_match(example)
+    again.assert_match(example)
+    with pytest.raises(AssertionError, match="trace structure differs from its snapshot"):
+        again.assert_match(EXAMPLES / "graph-rag.nq", name="supervisor")
+
+
+def test_snapshot_of_an_unreadable_trace_is_an_input_error(tmp_path):
+    from tgtrace.pytest_plugin import assert_trace_snapshot
+
+    with pytest.raises(InputError, match="holds no triples"):
+        assert_trace_snapshot([], tmp_path / "s.trig")
+    label = {"s": {"t": "i", "i": "urn:a"}, "p": {"t": "i", "i": "http://www.w3.org/2000/01/rdf-schema#label"},
+             "o": {"t": "l", "v": "a"}}
+    with pytest.raises(InputError, match="holds no TrustGraph trace"):
+        assert_trace_snapshot([label], tmp_path / "s.trig")
+    assert not (tmp_path / "s.trig").exists()

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tgtrace import loaders
-from tgtrace.generations import GENERATIONS, infer, release_key
+from tgtrace.inputs import loaders
+from tgtrace.tracemodel.generations import GENERATIONS, infer, release_key
 
 RELEASES_DIR = Path(__file__).resolve().parents[1] / "examples" / "releases"
 FILES = sorted(RELEASES_DIR.glob("*/*.nq"), key=lambda p: (release_key(p.parent.name), p.name))
@@ -28,7 +28,7 @@ ORCHESTRATOR = {"orchestrator-react", "plan-then-execute", "supervisor"}  # from
 
 
 def generation_of(release: str) -> int:
-    """The trace-model generation a release writes, as tgtrace.generations defines them."""
+    """The trace-model generation a release writes, as tgtrace.tracemodel.generations defines them."""
     key = release_key(release)
     for generation in GENERATIONS:
         if generation.last is None or key <= release_key(generation.last):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 import tgtrace
-from tgtrace.generations import release_key
+from tgtrace.tracemodel.generations import release_key
 from wire_support import wire_quad
 
 RELEASES = Path(__file__).resolve().parents[1] / "examples" / "releases"

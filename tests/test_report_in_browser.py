@@ -10,6 +10,7 @@ filters hide the rows they exclude. Screenshots are kept for CI
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -76,7 +77,8 @@ def test_the_report_renders_offline_with_every_diagram(page, report, shots):
     assert len(sizes) == 1 + len(INPUTS) and all(w > 50 and h > 50 for w, h in sizes)
     rows = client.evaluate("document.querySelectorAll('#findings tbody tr').length")
     assert rows == len(report[1])
-    assert client.evaluate("document.querySelector('#summary').innerText").count("1 error") == 1
+    errors = sum(f["severity"] == "error" for f in report[1])
+    assert f"{errors} errors" in client.evaluate("document.querySelector('#summary').innerText")
     assert screenshot(client, shots / "report.png").stat().st_size > 20_000
 
 
@@ -113,13 +115,14 @@ def test_the_filters_hide_the_rows_they_exclude(page, report, shots):
                     traces: shown('#traces tbody tr').length, sections: shown('section.trace').length,
                     count: document.getElementById('shown').textContent}})()""")
 
+    # The misdirected Conclusion: C019 on it, C026 on the Observation it should derive from.
     errors = choose("severity", "error")
-    assert errors["findings"] == [["C019", "error"]] and errors["count"] == "1"
+    assert sorted(errors["findings"]) == [["C019", "error"], ["C026", "error"]] and errors["count"] == "2"
     assert errors["traces"] == 1 and errors["sections"] == 1  # only the trace with the error is left, diagram too
     screenshot(client, shots / "report-filtered.png", full_page=False)
     choose("severity", "")
-    # The rule found most often, beside the error's rule and family.
-    rule = max({f["rule"] for f in findings} - {"C019"}, key=lambda r: sum(f["rule"] == r for f in findings))
+    # The rule found most often, beside the errors' rules and family.
+    rule = max({f["rule"] for f in findings} - {"C019", "C026"}, key=lambda r: sum(f["rule"] == r for f in findings))
     by_rule = choose("rule", rule)
     assert len(by_rule["findings"]) == sum(f["rule"] == rule for f in findings)
     assert {r for r, _ in by_rule["findings"]} == {rule}
@@ -157,7 +160,7 @@ def test_the_report_reads_on_a_phone(page, report, shots):
         assert copied[0] == copied[1] and copied[1].startswith("urn:")
         summary = client.evaluate("document.querySelector('#summary').innerText")
         warnings = sum(f["severity"] == "warning" for f in report[1])
-        assert "1 error" in summary and f"{warnings} warning{'s' if warnings != 1 else ''}" in summary
+        assert "2 errors" in summary and f"{warnings} warning{'s' if warnings != 1 else ''}" in summary
         # The diagrams keep their drawn size and scroll inside their box.
         boxes = client.evaluate("""Array.from(document.querySelectorAll('.diagram')).map(d => {
             const s = d.querySelector('svg'); return [d.getBoundingClientRect().width, s.getBoundingClientRect().width,
@@ -175,3 +178,75 @@ def test_a_finding_in_the_report_carries_its_source_and_fix(page):
     assert "on the docs site" in cell
     href = client.evaluate("document.querySelector('tr[data-rule=\"C019\"] td:nth-child(4) a').href")
     assert href.endswith("/rules/C019/")
+
+
+@pytest.fixture(scope="module")
+def wide_report(tmp_path_factory):
+    """Chromium at 1280 px with the report of a C019 fault, a V003 on a long line, and one trace
+    that two files hold (the GraphRAG example as N-Quads and as JSON)."""
+    folder = tmp_path_factory.mktemp("wide")
+    deprecated = folder / "deprecated.nq"
+    deprecated.write_text((EXAMPLES / "orchestrator-react-one-shot.nq").read_text()
+                          .replace("<https://trustgraph.ai/ns/document>", "<https://trustgraph.ai/ns/content>"))
+    out = folder / "report.html"
+    inputs = [misdirected(folder), deprecated, EXAMPLES / "graph-rag.nq", EXAMPLES / "graph-rag.json"]
+    result = CliRunner().invoke(main, ["lint", *map(str, inputs), "--format", "html", "-o", str(out), "--no-config"])
+    assert result.exit_code == 1, result.output
+    with chromium() as client:
+        found = visit(client, out.as_uri(), local=("file://",))
+        assert found == {"console": [], "failed": [], "remote": []}
+        yield client
+
+
+def test_an_excerpt_renders_as_lines_with_the_term_marked_under_it(wide_report, shots):
+    client = wide_report
+    excerpts = client.evaluate("""Array.from(document.querySelectorAll('#findings pre.source')).map(pre => {
+        const range = document.createRange(); range.selectNodeContents(pre);
+        const tops = new Set(Array.from(range.getClientRects()).filter(r => r.width > 0).map(r => Math.round(r.top)));
+        return {text: pre.innerText, lines: tops.size, rule: pre.closest('tr').dataset.rule}})""")
+    assert {e["rule"] for e in excerpts} >= {"C019", "V003"}
+    for excerpt in excerpts:
+        lines = excerpt["text"].split("\n")
+        assert "\\n" not in excerpt["text"], excerpt
+        # As the terminal shows it: a gutter, the numbered source line, the carets under the term.
+        assert excerpt["lines"] == len(lines) >= 3, excerpt
+        numbered = next(i for i, line in enumerate(lines) if re.match(r"\s*\d+ \| ", line))
+        carets = lines[numbered + 1]
+        assert re.fullmatch(r"\s*\| +\^+", carets), excerpt
+        if excerpt["rule"] == "V003":
+            start, end = carets.index("^"), carets.rindex("^") + 1
+            assert lines[numbered][start:end] == "<https://trustgraph.ai/ns/content>"
+    screenshot(client, shots / "report-excerpts.png", full_page=False)
+
+
+def test_the_findings_table_fits_with_its_location_and_node_in_view(wide_report):
+    client = wide_report
+    assert client.evaluate("innerWidth") == 1280
+    client.evaluate("window.scrollTo(0, 0)")
+    fits = client.evaluate("""(() => {const box = document.querySelector('#findings').parentElement;
+        return {overflow: box.scrollWidth - box.clientWidth, page: document.scrollingElement.scrollWidth,
+                cells: Array.from(document.querySelectorAll('#findings tbody tr')).map(r => {
+                    const where = r.cells[4].getBoundingClientRect(), node = r.cells[5].getBoundingClientRect();
+                    return [r.cells[4].innerText, where.left >= 0 && where.right <= innerWidth,
+                            node.left >= 0 && node.right <= innerWidth && node.width > 100]})}})()""")
+    assert fits["overflow"] <= 0 and fits["page"] <= 1280, fits
+    assert fits["cells"] and all(where and node for _, where, node in fits["cells"]), fits["cells"]
+    assert all(re.search(r"\.(nq|json):\d+$", text) for text, _, _ in fits["cells"])
+
+
+def test_the_traces_heading_counts_the_rows_of_its_table(wide_report):
+    client = wide_report
+    rows = client.evaluate("document.querySelectorAll('#traces tbody tr').length")
+    heading = client.evaluate("document.querySelector('#traces').closest('section').querySelector('h2').innerText")
+    census = client.evaluate("document.querySelector('header div').innerText")
+    assert rows == 4
+    assert "4 files, 3 traces" in census
+    assert heading.startswith("Traces (4 rows: 3 traces"), heading
+    # Filtered, the count follows the rows shown.
+    client.evaluate("""(() => {const s = document.querySelector('select.filter[name=severity]');
+        s.value = 'error'; s.dispatchEvent(new Event('change'))})()""")
+    try:
+        assert client.evaluate("document.getElementById('traces-shown').textContent") == "1"
+    finally:
+        client.evaluate("""(() => {const s = document.querySelector('select.filter[name=severity]');
+            s.value = ''; s.dispatchEvent(new Event('change'))})()""")

@@ -5,10 +5,9 @@ import io
 import pytest
 import tgtrace
 from conftest import EXAMPLES
-from tgtrace import selfcheck
-from tgtrace.resources import shapes_paths
-from tgtrace.rules import all_rules, families, model
-from tgtrace.settings import Settings, SettingsError
+from tgtrace.ground.resources import shapes_paths
+from tgtrace.rules import all_rules, families, model, selfcheck
+from tgtrace.run.settings import Settings, SettingsError
 
 RULES = all_rules()
 # Rules of opt-in families run only when selected by name, code or prefix, never by default.
@@ -27,28 +26,44 @@ def test_every_rule_is_valid_as_tg_trace_check_judges_it():
     assert not problems, [p.text for p in problems]
 
 
-@pytest.mark.parametrize("code", sorted(RULES))
-def test_fault_fires_in_both_engines(code):
+# Every fault of every rule: its example (tgl:fault) and each further fault it catches.
+FAULTS = [(code, index) for code, rule in sorted(RULES.items()) for index in range(len(rule.faults))]
+
+
+def fault_id(case) -> str:
+    code, index = case
+    return code if index == 0 else f"{code}-{index + 1}"
+
+
+@pytest.mark.parametrize("case", FAULTS, ids=fault_id)
+def test_fault_fires_in_both_engines(case):
+    code, index = case
     rule = RULES[code]
-    data = rule.fault.apply(EXAMPLES)
-    original = (EXAMPLES / rule.fault.trace).read_bytes()
+    fault = rule.faults[index]
+    data = fault.apply(EXAMPLES)
+    original = (EXAMPLES / fault.trace).read_bytes()
     assert sorted(data.splitlines()) != sorted(original.splitlines()), f"{code}: the fault changed nothing"
 
     fast = lint_bytes(data, "fast", code)
     shacl = lint_bytes(data, "shacl", code)
     fired = {(f.rule, f.focus) for f in fast}
-    assert (code, rule.fault.focus) in fired, f"{code} did not fire on {rule.fault.focus}: {sorted(fired)}"
+    assert (code, fault.focus) in fired, f"{code} did not fire on {fault.focus}: {sorted(fired)}"
     assert fired == {(f.rule, f.focus) for f in shacl}
-    finding = next(f for f in fast if f.rule == code and f.focus == rule.fault.focus)
+    finding = next(f for f in fast if f.rule == code and f.focus == fault.focus)
     assert finding.severity == rule.severity and finding.family == rule.family
     assert finding.line, "a finding in N-Quads carries the line of its triple"
 
 
-@pytest.mark.parametrize("code", sorted(RULES))
-def test_fault_target_is_clean_before_the_fault(code):
-    rule = RULES[code]
-    report = tgtrace.lint(EXAMPLES / rule.fault.trace, fail_on="never", select=["ALL", code])
-    assert (code, rule.fault.focus) not in {(f.rule, f.focus) for f in report}
+@pytest.mark.parametrize("case", FAULTS, ids=fault_id)
+def test_fault_target_is_clean_before_the_fault(case):
+    code, index = case
+    fault = RULES[code].faults[index]
+    report = tgtrace.lint(EXAMPLES / fault.trace, fail_on="never", select=["ALL", code])
+    assert (code, fault.focus) not in {(f.rule, f.focus) for f in report}
+
+
+def test_every_rule_has_its_example():
+    assert all(rule.fault is not None for rule in RULES.values() if rule.shape)
 
 
 def test_select_and_ignore_expand_codes_prefixes_and_families():

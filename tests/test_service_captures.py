@@ -12,7 +12,7 @@ from importlib import metadata
 import pytest
 import tgtrace
 from conftest import EXAMPLES
-from tgtrace.model import Severity
+from tgtrace.ground.model import Severity
 
 SERVICES = EXAMPLES / "services"
 CAPTURES = sorted(p.stem for p in SERVICES.glob("*.nq"))

@@ -8,7 +8,7 @@ from conftest import EXAMPLES
 
 # Loaded only by the runs that use them: --engine shacl, --jobs, colour, a progress bar,
 # list/show, and the other output formats.
-NOT_FOR_A_DEFAULT_RUN = ("tgtrace.engines.shacl", "pyshacl", "concurrent.futures.process", "rich",
+NOT_FOR_A_DEFAULT_RUN = ("tgtrace.shacl.reference", "pyshacl", "concurrent.futures.process", "rich",
                          "tgtrace.formats.listshow", "tgtrace.formats.html", "tgtrace.formats.sarif")
 
 _RUN = """

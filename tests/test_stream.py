@@ -6,7 +6,7 @@ import re
 import tgtrace
 from conftest import EXAMPLES
 from tgtrace.api import lint_input
-from tgtrace.loaders import load
+from tgtrace.inputs.loaders import load
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 ANSWER = "https://trustgraph.ai/ns/Answer"

@@ -10,10 +10,10 @@ import pytest
 
 # Deliberately at module level: without the fast engine's interface the whole
 # module fails at collection instead of quietly testing less.
-from tgtrace.engines.fast import IMPLEMENTED_COMPONENTS, Engine  # noqa: F401
+from tgtrace.shacl.fast import IMPLEMENTED_COMPONENTS, Engine  # noqa: F401
 from w3c_suite import approved_cases, fast_cases, problems
 
-# Approved cases pySHACL 0.40 fails, called as in tgtrace.engines.shacl
+# Approved cases pySHACL 0.40 fails, called as in tgtrace.shacl.reference
 # (advanced=True, inference="none", allow_warnings=True). Strict: when one
 # starts passing (a pySHACL fix, or a change of options) the XPASS fails the
 # run, and the entry must go.

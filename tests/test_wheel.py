@@ -37,7 +37,7 @@ def run_installed(site, cwd, code):
 
 def test_wheel_finds_its_files_without_the_checkout(installed):
     site, away = installed
-    result = run_installed(site, away, "import tgtrace.resources as r; print(r.ontology_path()); "
+    result = run_installed(site, away, "import tgtrace.ground.resources as r; print(r.ontology_path()); "
                                        "print(len(r.shapes_paths()))")
     assert result.returncode == 0, result.stderr
     path, count = result.stdout.split()

@@ -333,8 +333,8 @@ def _copy(graph: Graph) -> Graph:
 def fast_results(case: Case) -> tuple[bool, list[tuple]]:
     """The fast engine's verdict and results on ``case``. SHACL: a report
     conforms exactly when it has no results, whatever their severity."""
-    from tgtrace.engines.fast import Engine
-    from tgtrace.graph import TraceGraph, key_from_rdflib
+    from tgtrace.ground.graph import TraceGraph, key_from_rdflib
+    from tgtrace.shacl.fast import Engine
 
     try:
         engine = Engine.from_graph(case.shapes_graph)
@@ -355,8 +355,8 @@ def fast_results(case: Case) -> tuple[bool, list[tuple]]:
 def as_reported(hit) -> list:
     """A hit of the fast engine as a validation report states it, in rdflib terms: focus node,
     result path (its node in the shapes graph), value, source shape, component and severity."""
-    from tgtrace.graph import to_rdflib
-    from tgtrace.shapes import Path as ShapePath
+    from tgtrace.ground.graph import to_rdflib
+    from tgtrace.shacl.shapes import Path as ShapePath
 
     shape, path = hit.shape, hit.result_path
     if isinstance(path, ShapePath):
@@ -431,7 +431,7 @@ def cases_for(engine_name: str) -> list[Case]:
     if engine_name == "reference":
         return approved_cases()
     if engine_name == "fast":
-        from tgtrace.engines.fast import IMPLEMENTED_COMPONENTS
+        from tgtrace.shacl.fast import IMPLEMENTED_COMPONENTS
         return fast_cases(IMPLEMENTED_COMPONENTS)
     raise ValueError(f"unknown engine {engine_name!r}")
 

@@ -36,7 +36,8 @@ _state: dict = {}
 
 def _reset_caches() -> None:
     """``mkdocs serve`` rebuilds in one process; re-read the files each time."""
-    from tgtrace import resources, rules
+    from tgtrace import rules
+    from tgtrace.ground import resources
 
     for function in (resources.ontology_graph, resources.shapes_graph, rules.all_rules):
         function.cache_clear()

@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[1]
 EMITTER = HERE / "emit.py"
 
-# At least one release per trace-model generation (tgtrace.generations): the last release of
+# At least one release per trace-model generation (tgtrace.tracemodel.generations): the last release of
 # the first, the first and last of the second and third, the first of the fourth and the newest.
 RELEASES = ("2.1.16", "2.1.22", "2.2.12", "2.2.13", "2.6.8", "2.6.9", "2.11.1")
 

@@ -1,13 +1,13 @@
 """tgtrace: the ontology, SHACL shapes and linter for TrustGraph explainability traces."""
 
-from .model import Finding, Report, Severity
+from .ground.model import Finding, Report, Severity
 
 __all__ = ["Finding", "Report", "Severity", "lint"]
 __version__ = "3.0.0"
 
 
-def lint(*sources, **options):
+def lint(*sources, **options) -> Report:
     """Lint traces; see :func:`tgtrace.api.lint`."""
-    from .api import lint as _lint
+    from .run.lint import lint as _lint
 
     return _lint(*sources, **options)

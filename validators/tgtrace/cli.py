@@ -5,6 +5,7 @@ errors become exit statuses."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 import time
@@ -14,18 +15,35 @@ from typing import Any, ClassVar
 
 import click
 
-from . import api, config, selfcheck, traceviews
-from .baseline import Baseline
-from .errors import TgTraceError
-from .escaping import message, printable
-from .files import refuse_inputs, write_atomic
-from .formats import FORMATS, default_format, diagram, emit, live, refuse_statistics
+from . import api
+from .formats import (
+    DIFF,
+    LIVE,
+    RDF,
+    REPORT,
+    VIEW,
+    choices,
+    default_format,
+    described,
+    diagram,
+    emit,
+    live,
+    refuse_statistics,
+)
 from .formats.common import plural
-from .loaders import INPUT_FORMATS, expand_paths, load
-from .model import Report, Severity
-from .rulehelp import explain_rule, list_rules
-from .rules import get_rule
-from .settings import ENGINES, Output
+from .ground import limits
+from .ground.errors import TgTraceError
+from .ground.escaping import message, printable, redact, safe_layout
+from .ground.files import Appended, refuse_inputs, write_atomic
+from .ground.model import Report, Severity
+from .inputs.loaders import expand_paths, load
+from .rules import get_rule, selfcheck
+from .rules.help import explain_rule, list_rules
+from .run import config, options
+from .run.baseline import Baseline
+from .run.settings import Output, Settings
+from .tracemodel.traces import PATTERNS
+from .views import traces as traceviews
 
 # click: the de facto Python CLI library; its help text also feeds the docs site's CLI reference.
 
@@ -77,7 +95,7 @@ class ProgressBar:
 def _cluster():
     """The cluster module, imported for --cluster only: with Dask it costs every other run a
     third of a second and 20 MB at start-up. (cluster imports nothing of cli: no cycle.)"""
-    from . import cluster
+    from .cluster import lint as cluster
     return cluster
 
 
@@ -92,14 +110,74 @@ def _split(values) -> list[str]:
     return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
 
+def _click_option(option: options.Option, command: str):
+    """The click option of an entry of the options table, as ``command`` takes it."""
+    names = [name for name in (option.short, option.flag) if name] + [option.field]
+    help_ = option.help_for(command)
+    if option.kind == "codes":
+        return click.option(*names, multiple=True, metavar=option.metavar, help=help_)
+    if option.kind == "switch":
+        return click.option(*names, is_flag=True, default=None, help=help_)
+    kinds: dict[str, Any] = {
+        "choice": click.Choice(option.choices) if option.choices else None,
+        "int": click.IntRange(option.minimum, option.maximum, min_open=option.min_open),  # type: ignore[arg-type]
+        "float": click.FloatRange(option.minimum, option.maximum, min_open=option.min_open),
+        "path": click.Path(dir_okay=False),
+        "text": None,
+    }
+    return click.option(*names, type=kinds[option.kind], default=None, metavar=option.metavar, help=help_,
+                        show_default=option.show_default or False)
+
+
+def _table_options(command: str):
+    """The flags of ``command`` that the options table declares (tgtrace.run.options), in its order."""
+    def decorate(function):
+        for option in reversed(options.for_command(command)):
+            function = _click_option(option, command)(function)
+        return function
+    return decorate
+
+
+def _given(command: str, flags: dict) -> dict:
+    """The table's flags of ``command`` as settings: None for each one not given."""
+    given = {}
+    for option in options.for_command(command):
+        value = flags.pop(option.field)
+        if option.kind == "codes":
+            value = _split(value) or None
+        elif option.kind == "switch":
+            value = value or None
+        given[option.field] = value
+    return given
+
+
+def _usage(exc: click.UsageError) -> UsageProblem:
+    """click's usage error (a bad option value, an unknown option or command) as the contract's one
+    line, naming the command and where its help is."""
+    command = exc.ctx.command_path if exc.ctx is not None else "tg-trace"
+    text = " ".join(line.strip() for line in exc.format_message().splitlines() if line.strip())
+    return UsageProblem(f"{command.removeprefix('tg-trace').strip() or 'usage'}: {text} "
+                        f"('{command} --help' for help)")
+
+
 class _Commands(click.Group):
     """The exit contract, enforced once for every command: one line and its exit status (2) for
-    a TgTraceError, a problem with the command or its input; one line and 3 for anything else,
-    a bug (the traceback with --debug)."""
+    a TgTraceError, a problem with the command or its input, click's usage errors included; one
+    line and 3 for anything else, a bug (the traceback with --debug)."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise _usage(exc) from None
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except UsageProblem:
+            raise
+        except click.UsageError as exc:
+            raise _usage(exc) from None
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
             raise
         except TgTraceError as exc:
@@ -108,7 +186,8 @@ class _Commands(click.Group):
             raise problem from None
         except Exception as exc:  # a bug: never let it pass for findings (exit 1)
             if ctx.obj and ctx.obj.get("debug"):
-                traceback.print_exc()
+                # Escaped and with every secret concealed, as any output: a message may quote the peer.
+                click.echo(safe_layout(traceback.format_exc()), err=True, nl=False)
             first = (str(exc).splitlines() or [""])[0]
             click.echo(f"tg-trace: internal error: {type(exc).__name__}: {message(first)} (please report it at {ISSUES}; "
                        "--debug shows the traceback)", err=True)
@@ -145,7 +224,7 @@ def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Ou
 def _gateway():
     """The network module, imported by the commands that reach a gateway: websockets costs every
     other run start-up time. (gateway imports nothing of cli: no cycle.)"""
-    from . import gateway
+    from .inputs import gateway
     return gateway
 
 
@@ -158,6 +237,15 @@ _CONNECTION_OPTIONS = (
     click.option("-w", "--workspace", default=None,
                  help="The workspace. Default: $TRUSTGRAPH_WORKSPACE, else default."),
     click.option("-f", "--flow-id", "flow_id", default=None, help="The flow. Default: default."),
+    click.option("--idle-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                 help=f"Give up a conversation with the gateway that makes no progress for this long "
+                 f"(default: {limits.IDLE_TIMEOUT:g})."),
+    click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                 help=f"Give up a conversation with the gateway (a pull; watch's start or a reconnection) that "
+                 f"takes longer than this, whatever it sends (default: {limits.DEADLINE:g})."),
+    click.option("--max-frame", type=click.IntRange(1024), default=None, metavar="BYTES",
+                 help=f"Refuse a frame of the gateway larger than this, unread: pull fails, watch skips it and "
+                 f"reconnects (default: {limits.MAX_FRAME}, 64 MiB)."),
 )
 
 
@@ -167,8 +255,13 @@ def _connection_options(command):
     return command
 
 
-def _connection(api_url, token, workspace, flow_id):
-    return _gateway().Connection.from_environment(url=api_url, token=token, workspace=workspace, flow=flow_id)
+def _connection(api_url, token, workspace, flow_id, idle_timeout=None, deadline=None, max_frame=None):
+    connection = _gateway().Connection.from_environment(url=api_url, token=token, workspace=workspace, flow=flow_id,
+                                                        timeout=idle_timeout, deadline=deadline, max_frame=max_frame)
+    if connection.exposes_token:
+        click.echo(f"tg-trace: warning: {printable(connection.shown)}: the token is sent unencrypted to a host "
+                   "that is not this machine; use https://", err=True)
+    return connection
 
 
 class _PullProgress:
@@ -211,20 +304,9 @@ def _pull(connection, collection, limit, progress):
 
 @main.command()
 @click.argument("paths", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
-              help="Output format: " + "; ".join(f"{f.name}, {f.help}" for f in FORMATS.values()) + ".")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
-              help="Exit 1 when a finding at or above this severity is found. Default: error.")
-@click.option("--select", multiple=True, metavar="CODES",
-              help="Only these rules: codes, code prefixes (C0) or families (chain), comma-separated.")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (same forms as --select).")
-@click.option("--engine", type=click.Choice(ENGINES), default=None,
-              help="fast (default): the compiled rules; shacl: pySHACL on the shapes, the reference.")
-@click.option("--target-version", default=None, metavar="X.Y",
-              help="The oldest TrustGraph release whose traces are accepted: findings that a trace's age explains "
-              "are info on traces of that release or later, errors on older ones. Default: every release.")
-@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default=None,
-              help="Input format for every input. Default: from each file's extension and content.")
+@click.option("--format", "fmt", type=click.Choice(choices(REPORT)), default=None,
+              help=f"Output format: {described(REPORT)}.")
+@_table_options("lint")
 @click.option("--color/--no-color", default=None,
               help="Colour the text format. Default: when writing to a terminal and NO_COLOR is unset.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
@@ -233,47 +315,25 @@ def _pull(connection, collection, limit, progress):
               help="Configuration file (tg-trace.toml or a pyproject.toml with [tool.tg-trace]). "
               "Default: the nearest one from the working directory up.")
 @click.option("--no-config", is_flag=True, help="Read no configuration file.")
-@click.option("--baseline", type=click.Path(dir_okay=False), default=None,
-              help="Accept the findings recorded in this file; fail only on new ones.")
-@click.option("--write-baseline", type=click.Path(dir_okay=False), default=None,
-              help="Record every finding of this run in this file and exit 0.")
 @click.option("--statistics", is_flag=True,
               help="Print findings per rule and the ontology coverage instead of the findings "
               "(text or json; after the annotations with github).")
-@click.option("--min-coverage", type=click.FloatRange(0, 100), default=None, metavar="PERCENT",
-              help="Exit 1 when the traces exercise less than this share of the ontology's classes and predicates.")
 @click.option("--summary", "summary_file", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Append a Markdown summary to this file (- for standard output). "
               "Default: $GITHUB_STEP_SUMMARY when set.")
 @click.option("--no-summary", is_flag=True, help="Write no Markdown summary, not even to $GITHUB_STEP_SUMMARY.")
-@click.option("--one-capture", is_flag=True, default=None,
-              help="The inputs are parts of one capture (a rotated or cut export): a trace cut across them is "
-              "linted whole, and findings name the part and line that hold their triple.")
-@click.option("--allow-empty", is_flag=True,
-              help="Pass a run whose inputs hold no trace (by default that is an input error, exit 2).")
-@click.option("--max-stdin-size", "max_stdin", type=click.IntRange(1), default=None, metavar="BYTES",
-              help="Refuse standard input longer than this (default: 1073741824, 1 GiB).")
-@click.option("--stdin-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Give up on standard input that sends nothing for this long (default: 120).")
-@click.option("-j", "--jobs", type=click.IntRange(1), default=None, show_default="1",
-              help="Lint this many files at once, in separate processes.")
-@click.option("--cluster", default=None, metavar="ADDRESS",
-              help="Lint on a Dask cluster: a scheduler (tls://host:8786) or local:N for N local worker processes. "
-              "The inputs (paths, URLs, globs, read by the workers) are one capture, as with --one-capture. "
-              "Needs pip install 'trustgraph-ontology[cluster]'.")
-@click.option("--trust-network", is_flag=True, default=None,
-              help="Accept a plain tcp:// scheduler on another machine for --cluster: Dask then neither encrypts "
-              "nor authenticates, and anyone on the network can run code in this process. Prefer tls://.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on standard error for long inputs. Default: when it is a terminal.")
 @click.option("-C", "--collection", default=None,
               help="Lint this collection of a running TrustGraph instead of files: its stored traces, read "
               "through the gateway as tg-trace pull reads them.")
 @click.option("--limit", type=click.IntRange(1), default=None, metavar="TRIPLES",
-              help="With -C: the most triples a graph of the collection may hold (default: 1000000), as for pull.")
+              help=f"With -C: the most triples the collection's traces may hold (default: {limits.PULL_LIMIT}), as for "
+              "pull.")
 @_connection_options
 def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, config_file, no_config,
-         progress, collection, limit, api_url, token, workspace, flow_id, **flags) -> None:
+         progress, collection, limit, api_url, token, workspace, flow_id, idle_timeout, deadline, max_frame,
+         **flags) -> None:
     """Lint trace files (N-Quads, N-Triples, Turtle, TriG, JSON-LD, TrustGraph wire JSON or JSONL
     explain streams), or with -C a collection of a running TrustGraph. PATHS may be files,
     directories or - for standard input.
@@ -281,23 +341,20 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
     Exit status: 0 when nothing at or above --fail-on was found, 1 when something was,
     2 for a usage problem or unreadable input, 3 for an internal error.
     """
-    flags["select"] = _split(flags["select"]) or None
-    flags["ignore"] = _split(flags["ignore"]) or None
-    flags["allow_empty"] = flags["allow_empty"] or None
-    flags["one_capture"] = flags["one_capture"] or None
     if bool(paths) == bool(collection):
         raise UsageProblem("name trace files, or a collection of a running TrustGraph with -C, not both"
                            if paths else "name trace files to lint (or - for standard input), or a collection with -C")
-    flags["trust_network"] = flags["trust_network"] or None
+    flags = _given("lint", flags)
     output = _output(fmt, color, output_file, statistics, summary_file, no_summary)
     settings = config.resolve(config_file, no_config, output=output, **flags)
     if collection:
         if settings.cluster:
             raise UsageProblem("--cluster lints files; lint a collection (-C) here")
-        connection = _connection(api_url, token, workspace, flow_id)
-        pulled = _pull(connection, collection, limit or _gateway().DEFAULT_LIMIT, progress)
+        connection = _connection(api_url, token, workspace, flow_id, idle_timeout, deadline, max_frame)
+        pulled = _pull(connection, collection, limit or limits.PULL_LIMIT, progress)
         # The rows of a pull are an unordered set: linted as one capture, in N-Quads (lines as pull writes them).
-        document = io.BytesIO(_gateway().nquads(pulled))
+        from .formats import rdf  # the RDF writer pull writes with
+        document = io.BytesIO(rdf.serialize(pulled, "nquads"))
         document.name = f"{connection.workspace}/{collection}.nq"
         paths = (document,)
         settings = replace(settings, input_format="nquads", one_capture=False)
@@ -333,6 +390,7 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
                                              f"{'occurs' if report.stale == 1 else 'occur'}" if report.stale else ""),
                    err=True)
     emit(report, settings.output)
+    _wrote(settings.output.file, f"the {settings.output.format} report")
     if report.gate_off:
         click.echo(f"tg-trace: warning: {printable(report.gate_off)}", err=True)
     if not report.covered:
@@ -341,13 +399,15 @@ def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, c
     sys.exit(0 if report.passed else 1)
 
 
+_RDF_NAMES = {"nquads": "N-Quads", "trig": "TriG", "ntriples": "N-Triples"}
+
+
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--to", "fmt", type=click.Choice(["nquads", "trig", "ntriples"]), default="nquads", show_default=True,
+@click.option("--to", "fmt", type=click.Choice(choices(RDF)), default="nquads", show_default=True,
               help="N-Quads or TriG, both RDF 1.2 (triple terms written <<( s p o )>>); ntriples: N-Triples 1.2, "
                    "the named graphs merged, for tools that read one graph.")
-@click.option("--input-format", type=click.Choice(INPUT_FORMATS), default=None,
-              help="Read the inputs as this format instead of guessing from each file's name and content.")
+@_table_options("convert")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
 def convert(paths, fmt, input_format, output_file) -> None:
@@ -373,13 +433,50 @@ def convert(paths, fmt, input_format, output_file) -> None:
     data = rdf.serialize(quads, fmt)
     if output_file:
         write_atomic(output_file, data)
+        _wrote(output_file, f"{plural(len(quads), 'triple')} as {_RDF_NAMES[fmt]}")
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
 
 
 @main.command()
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
+@click.argument("old")
+@click.argument("new")
+@click.option("--format", "fmt", type=click.Choice(choices(DIFF)), default="text", show_default=True,
+              help=f"Output format: {described(DIFF)}.")
+@_table_options("diff")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
+              help="Write the diff to this file (atomically) instead of standard output.")
+@click.option("--color/--no-color", default=None,
+              help="Colour the text format. Default: when writing to a terminal and NO_COLOR is unset.")
+def diff(old, new, fmt, output_file, color, **flags) -> None:
+    """Compare the structure of the traces in OLD and NEW: what an emitter change added, removed
+    or changed. Entities are matched by their place in their trace (pattern, step kind, position
+    along the chain, sub-trace), never by IRI; each one's types and mixins, named graphs,
+    predicates with the kind and datatype of their values, and links are compared, and only the
+    values of the contract (termination reasons, patterns, tool names) as values: IDs,
+    timestamps, token counts and texts are not. OLD and NEW are anything lint reads (one trace
+    or a capture of many; - for standard input): traces are paired by pattern and question,
+    then by position, and those that changed alike are counted together.
+
+    Exit status: 0 when the structures are the same, 1 when they differ, 2 for a usage problem
+    or unreadable input (one line), 3 for an internal error.
+    """
+    from .formats import diff as diff_format  # the comparison and its writer, loaded by this command alone
+    from .views import diff as structure
+
+    refuse_inputs({"-o": output_file}, expand_paths([p for p in (old, new) if p != "-"]))
+    settings = Settings().merge(**_given("diff", flags))
+    result = structure.compare_inputs(old, new, settings.input_format, settings.max_stdin, settings.stdin_timeout)
+    if color is None:
+        color = sys.stdout.isatty() and not output_file and not os.environ.get("NO_COLOR")
+    diff_format.emit(result, fmt, bool(color), output_file)
+    _wrote(output_file, "the diff")
+    sys.exit(0 if result.same else 1)
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(choices(REPORT)), default=None,
               help="Output format, as for lint. Default: text (github when GITHUB_ACTIONS=true).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
               help="Write the report to this file (atomically) instead of standard output.")
@@ -391,8 +488,13 @@ def check(fmt, output_file, no_reasoner) -> None:
     found = selfcheck.findings(selfcheck.problems(reasoner=not no_reasoner))
     report = Report(findings=found, files=[str(selfcheck.ontology_path()), *map(str, selfcheck.shapes_paths())],
                     about="ontology and shapes")
-    emit(report, Output(format=fmt or default_format(), color=sys.stdout.isatty() and not output_file
-                        and not os.environ.get("NO_COLOR"), file=output_file))
+    output = Output(format=fmt or default_format(), color=sys.stdout.isatty() and not output_file
+                    and not os.environ.get("NO_COLOR"), file=output_file)
+    emit(report, output)
+    _wrote(output_file, f"the {output.format} report")
+    if no_reasoner:
+        click.echo("tg-trace: the reasoner was skipped (--no-reasoner): the ontology was not proved consistent",
+                   err=True)
     sys.exit(0 if report.conforms else 1)
 
 
@@ -408,7 +510,7 @@ def rule(code) -> None:
         from rich.markdown import Markdown
         Console().print(Markdown(text))
     else:
-        click.echo(text)
+        click.echo(text, nl=False)  # the Markdown ends in its own newline
 
 
 @main.command()
@@ -432,12 +534,20 @@ def _views(paths, trace, config_file, no_config, one_capture=None) -> tuple[list
     return views, settings
 
 
-def _exit_for(views, settings) -> None:
-    """The exit contract: 1 when a shown trace (or row) has a finding at or above --fail-on."""
+def _exit_for(views, settings, outside: dict[str, int] | None = None) -> None:
+    """The exit contract: 1 when a shown trace (or row), or a statement outside every trace, has
+    a finding at or above --fail-on."""
     fail_on = settings.fail_on
+    counts = [v.counts() for v in views] + [outside or {}]
     failed = fail_on is not None and any(
-        count and Severity.parse(name) >= fail_on for v in views for name, count in v.counts().items())
+        count and Severity.parse(name) >= fail_on for each in counts for name, count in each.items())
     sys.exit(1 if failed else 0)
+
+
+def _wrote(output_file: str | None, what: str) -> None:
+    """One line on standard error saying where a command wrote what it made."""
+    if output_file:
+        click.echo(f"tg-trace: wrote {what} to {printable(output_file)}", err=True)
 
 
 def _write(text: str, output_file: str | None) -> None:
@@ -474,9 +584,9 @@ _SORTS = {
 
 @main.command(name="list")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(choices(VIEW)), default="text",
               help="text: a table; json: one object per trace (trace, pattern, question, started, steps, ...).")
-@click.option("--pattern", "patterns", multiple=True, type=click.Choice(traceviews.PATTERNS),
+@click.option("--pattern", "patterns", multiple=True, type=click.Choice(PATTERNS),
               help="Only traces of this pattern (repeatable).")
 @click.option("--has-findings", is_flag=True, help="Only traces with at least one finding.")
 @click.option("--since", metavar="DATE", default=None,
@@ -485,30 +595,23 @@ _SORTS = {
               help="Order of the rows.")
 @click.option("--reverse", is_flag=True, help="Reverse the order.")
 @click.option("--color/--no-color", default=None, help="Colour the table. Default: on a terminal.")
-@click.option("--one-capture", is_flag=True, default=None,
-              help="The inputs are parts of one capture: a trace cut across them is listed once, whole.")
-@click.option("--cluster", "cluster_address", default=None, metavar="ADDRESS",
-              help="Build the rows on a Dask cluster, as lint --cluster lints: a scheduler (tls://host:8786) or "
-              "local:N. Implies --one-capture. Needs pip install 'trustgraph-ontology[cluster]'.")
-@click.option("--trust-network", is_flag=True, default=None,
-              help="Accept a plain tcp:// scheduler on another machine for --cluster: Dask then neither encrypts "
-              "nor authenticates, and anyone on the network can run code in this process. Prefer tls://.")
+@_table_options("list")
 @_config_options
-def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, color, one_capture, cluster_address,
-                trust_network, config_file, no_config) -> None:
+def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, color, config_file, no_config,
+                **flags) -> None:
     """One row per trace of the files (sub-agents and tool sub-traces counted in their parent):
     pattern, trace model, question, start, steps, LLM and tool time, tokens, models, termination,
     whether it was answered, and findings per severity.
 
     Exit status: 0, or 1 when a listed trace has a finding at or above the configured fail-on."""
-    settings = config.resolve(config_file, no_config, one_capture=one_capture or None, cluster=cluster_address,
-                              trust_network=trust_network or None)
+    settings = config.resolve(config_file, no_config, **_given("list", flags))
     if settings.cluster:
         cluster = _cluster()
         cluster.require(settings.cluster, settings.trust_network)
-        views = cluster.rows(*paths, settings=replace(settings, one_capture=True))
+        listed = cluster.listing(*paths, settings=replace(settings, one_capture=True))
     else:
-        views = traceviews.rows(*paths, settings=settings)
+        listed = traceviews.listing(*paths, settings=settings)
+    views = listed.rows
     if patterns:
         views = [v for v in views if v.pattern in patterns]
     if has_findings:
@@ -521,19 +624,21 @@ def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, co
     views.sort(key=_SORTS[sort_key], reverse=reverse)
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    _write(_view_formats().render_list(views, fmt, color), None)
-    _exit_for(views, settings)
+    # What no trace holds is shown (and fails) only when no filter picks traces.
+    outside = {} if patterns or has_findings or since else listed.outside
+    _write(_view_formats().render_list(views, fmt, color, files=len(listed.files),
+                                       listed=len({row.trace for row in listed.rows}), outside=outside), None)
+    _exit_for(views, settings, outside)
 
 
 @main.command()
 @click.argument("path")
 @click.option("--trace", default=None, metavar="IRI",
               help="The trace to show: its root IRI, a prefix of it, or its UUID (or a prefix). Default: every trace.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(choices(VIEW)), default="text",
               help="text: a tree; json: the same tree as JSON, one object per trace.")
 @click.option("--color/--no-color", default=None, help="Colour the tree. Default: on a terminal.")
-@click.option("--one-capture", is_flag=True, default=None,
-              help="PATH (a folder) holds the parts of one capture: a trace cut across them is shown whole.")
+@_table_options("show")
 @_config_options
 def show(path, trace, fmt, color, one_capture, config_file, no_config) -> None:
     """Show traces as trees: each step with its type, timings, tokens, model, tool and arguments,
@@ -558,8 +663,7 @@ _DRAWINGS = {".svg": "svg", ".png": "png", ".dot": "dot"}
 @click.option("-o", "--output-file", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Where to write the drawing: .svg, .png (both need Graphviz) or .dot by its extension; "
               "- writes SVG to standard output.")
-@click.option("--one-capture", is_flag=True, default=None,
-              help="PATH (a folder) holds the parts of one capture: a trace cut across them is drawn whole.")
+@_table_options("graph")
 @_config_options
 def graph(path, trace, output_file, one_capture, config_file, no_config) -> None:
     """Draw a trace's derivation graph with Graphviz: steps coloured by type with their mixins,
@@ -583,6 +687,7 @@ def graph(path, trace, output_file, one_capture, config_file, no_config) -> None
         sys.stdout.flush()
     else:
         write_atomic(output_file, data)
+        _wrote(output_file, f"the {kind.upper()} drawing")
     _exit_for(views, settings)
 
 
@@ -595,21 +700,25 @@ def graph(path, trace, output_file, one_capture, config_file, no_config) -> None
               help="Write the N-Quads to this file (atomically: a failed pull leaves it as it was). "
               "Default: standard output.")
 @click.option("--limit", type=click.IntRange(1), default=None, metavar="TRIPLES",
-              help="The most triples a graph of the collection may hold (default: 1000000). The gateway cannot "
-              "page: a collection holding more fails with exit 2 rather than being cut.")
+              help=f"The most triples a pull may hold, every graph and linked node included, which also bounds its "
+              f"requests (default: {limits.PULL_LIMIT}). The gateway cannot page: a collection holding more fails "
+              "with exit 2 rather than being cut.")
 @click.option("--progress/--no-progress", default=None,
               help="Show the triples received on standard error. Default: when it is a terminal.")
 @_connection_options
-def pull(collection, output_file, limit, progress, api_url, token, workspace, flow_id) -> None:
+def pull(collection, output_file, limit, progress, api_url, token, workspace, flow_id, idle_timeout, deadline,
+         max_frame) -> None:
     """Read a collection's stored traces from a running TrustGraph and write them as N-Quads:
     the explainability graphs (urn:graph:retrieval, urn:graph:source) and the nodes they link to
     elsewhere (extraction's documents, in the default graph). Lint the file with tg-trace lint.
 
     Exit status: 0 when written, 2 when the gateway cannot be reached, refuses the token, knows no
     such workspace, flow or collection, holds more than --limit, or breaks off (nothing is written)."""
-    connection = _connection(api_url, token, workspace, flow_id)
-    quads = _pull(connection, collection, limit or _gateway().DEFAULT_LIMIT, progress)
-    data = _gateway().nquads(quads)
+    from .formats import rdf  # the RDF writer, loaded by the commands that write RDF
+
+    connection = _connection(api_url, token, workspace, flow_id, idle_timeout, deadline, max_frame)
+    quads = _pull(connection, collection, limit or limits.PULL_LIMIT, progress)
+    data = rdf.serialize(quads, "nquads")
     if output_file and output_file != "-":
         write_atomic(output_file, data)
         click.echo(f"tg-trace: pulled {plural(len(quads), 'triple')} of collection {printable(collection)} "
@@ -621,21 +730,27 @@ def pull(collection, output_file, limit, progress, api_url, token, workspace, fl
 
 @main.command()
 @click.option("-C", "--collection", default=None, help="Only this collection's traces. Default: every collection.")
-@click.option("--format", "fmt", type=click.Choice(list(live.LIVE_FORMATS)), default=None,
-              help="How each finding is printed: " + "; ".join(f"{k}, {v}" for k, v in live.LIVE_FORMATS.items())
-              + ". Default: text (github when GITHUB_ACTIONS=true).")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
-              help="Exit 1 at the end when a finding at or above this severity was found. Default: error.")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (as for lint).")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (as for lint).")
+@click.option("--format", "fmt", type=click.Choice(choices(LIVE)), default=None,
+              help=f"How each finding is printed: {described(LIVE)}. Default: text (github when GITHUB_ACTIONS=true).")
+@_table_options("watch")
 @click.option("--quiet-period", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
               help="Lint a complete trace once nothing more has arrived for it for this long.")
 @click.option("--trace-timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
               metavar="SECONDS", help="Report a trace as never completed, and lint it as it is, when it is still "
               "incomplete this long after its last event.")
+@click.option("--trace-max-age", type=click.FloatRange(min=0, min_open=True), default=limits.TRACE_MAX_AGE,
+              show_default=True, metavar="SECONDS",
+              help="Lint a trace as it is, and release it, once its first event is this old, however much keeps "
+              "arriving for it.")
+@click.option("--trace-max-triples", type=click.IntRange(1), default=limits.TRACE_MAX_TRIPLES, show_default=True,
+              metavar="TRIPLES", help="Lint a trace as it is, and release it, once it holds this many triples.")
+@click.option("--max-held-triples", type=click.IntRange(1), default=limits.MAX_HELD_TRIPLES, show_default=True,
+              metavar="TRIPLES", help="The most triples the traces in flight may hold in all: past it the oldest "
+              "are linted as they are, with a notice.")
 @click.option("--record", type=click.Path(dir_okay=False), default=None,
               help="Append what was kept (the explainability events) to this file as an explain stream "
-              "(JSON lines, lintable with tg-trace lint); findings then name its lines.")
+              "(JSON lines, lintable with tg-trace lint); findings then name its lines. A symbolic link, a device, "
+              "a FIFO or a file that is not an explain stream is refused.")
 @click.option("--metrics", "metrics_address", default=None, metavar="[HOST:]PORT",
               help="Serve Prometheus metrics (findings per rule and severity, traces, frames) at "
               "http://HOST:PORT/metrics; HOST defaults to 127.0.0.1. "
@@ -643,45 +758,51 @@ def pull(collection, output_file, limit, progress, api_url, token, workspace, fl
 @click.option("--color/--no-color", default=None, help="Colour the text format. Default: on a terminal.")
 @_config_options
 @_connection_options
-def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout, record, metrics_address, color,
-          config_file, no_config, api_url, token, workspace, flow_id) -> None:
+def watch(collection, fmt, quiet_period, trace_timeout, trace_max_age, trace_max_triples,
+          max_held_triples, record, metrics_address, color, config_file, no_config, api_url, token, workspace, flow_id,
+          idle_timeout, deadline, max_frame, **flags) -> None:
     """Watch a flow of a running TrustGraph and lint each trace as it completes: subscribes to the
     flow's live export of triples, keeps the explainability graphs, prints each finding as it is
     found, and reconnects when the gateway goes away. Stop it with Ctrl-C or SIGTERM: it prints a
-    summary.
+    summary. Its memory is bounded whatever the traffic (--trace-max-age, --trace-max-triples,
+    --max-held-triples, --max-frame).
 
     Exit status: 0 when nothing at or above --fail-on was found, 1 when something was, 2 when the
-    gateway cannot be reached at the start, refuses the token, knows no such workspace or flow, or
-    sends a malformed frame."""
-    from . import watch as watching  # imports the gateway module (websockets) for this command only
-    settings = config.resolve(config_file, no_config, select=_split(select) or None,
-                              ignore=_split(ignore) or None, fail_on=fail_on)
+    gateway cannot be reached at the start, refuses the token, knows no such workspace or flow,
+    sends a malformed frame, or the recording cannot be written (after the summary)."""
+    from .inputs.trustgraph import line_kind
+    from .run import watch as watching
+
+    settings = config.resolve(config_file, no_config, **_given("watch", flags))
+    shown_from = settings.output.show
     fmt = fmt or default_format()
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     color = bool(color) and fmt == "text"
-    connection = _connection(api_url, token, workspace, flow_id)
+    connection = _connection(api_url, token, workspace, flow_id, idle_timeout, deadline, max_frame)
 
     def found(finding) -> None:
+        if shown_from is not None and finding.severity < shown_from:
+            return  # counted in the summary, not printed
         text = live.line(finding, fmt, color)
         if color:
             from rich.console import Console
-            Console(highlight=False, soft_wrap=True, force_terminal=True).print(text)
+            Console(highlight=False, soft_wrap=True, force_terminal=True).print(redact(text))
         else:
-            click.echo(text)
+            click.echo(redact(text))
         sys.stdout.flush()
 
     def notice(text: str) -> None:
         click.echo(f"tg-trace: {printable(text)}", err=True)
 
-    try:
-        recording = open(record, "a+", encoding="utf-8") if record else None
-        recorded = 0
-        if recording is not None:
-            recording.seek(0)
-            recorded = sum(1 for _ in recording)
-    except OSError as exc:
-        raise UsageProblem(f"{printable(record)}: --record cannot be written ({exc.strerror or exc})") from None
+    def explain_event(line: bytes) -> bool:
+        """an explain stream (one JSON explain event per line)"""
+        try:
+            return line_kind(json.loads(line)) == "events"
+        except (ValueError, RecursionError):
+            return False
+
+    recording = Appended(record, explain_event, "--record") if record else None
     metrics = None
     try:
         if metrics_address:
@@ -689,18 +810,26 @@ def watch(collection, fmt, fail_on, select, ignore, quiet_period, trace_timeout,
             metrics = Metrics()
             metrics.serve(metrics_address)
         session = watching.Watch(connection, settings, found, notice, collection=collection,
-                                 quiet=quiet_period, timeout=trace_timeout, record=recording, metrics=metrics,
-                                 name=record or f"<flow {connection.flow}>", recorded=recorded)
+                                 quiet=quiet_period, timeout=trace_timeout, trace_max_age=trace_max_age,
+                                 trace_max_triples=trace_max_triples, max_held=max_held_triples, record=recording,
+                                 metrics=metrics, name=record or f"<flow {connection.flow}>",
+                                 recorded=recording.lines if recording is not None else 0)
         tally = watching.run(session)
     finally:
         if recording is not None:
             recording.close()
         if metrics is not None:
             metrics.close()
+    if tally.failure is not None:
+        notice(tally.failure.one_line())
     counts = ", ".join(plural(tally.counts[s], str(s)) if s.name != "INFO" else f"{tally.counts[s]} info"
                        for s in sorted(tally.counts, reverse=True))
-    notice(f"watched {plural(tally.frames, 'frame')}: {plural(tally.linted, 'trace')} linted "
-           f"({tally.clean} clean, {tally.incomplete} never completed), {session.open} still open; {counts}")
+    skipped = f" ({tally.oversized} too large, skipped)" if tally.oversized else ""
+    bounded = f", {tally.bounded} at a bound" if tally.bounded else ""
+    notice(f"watched {plural(tally.frames, 'frame')}{skipped}: {plural(tally.linted, 'trace')} linted "
+           f"({tally.clean} clean, {tally.incomplete} never completed{bounded}), {session.open} still open; {counts}")
+    if tally.failure is not None:
+        sys.exit(tally.failure.exit_code)
     sys.exit(1 if tally.failed(settings.fail_on) else 0)
 
 

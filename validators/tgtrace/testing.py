@@ -1,16 +1,24 @@
-"""Asserting that traces conform, for an emitter's own tests (see ``tgtrace.pytest_plugin``)."""
+"""Asserting that traces conform, and that their structure is what it was, for an emitter's own
+tests (see ``tgtrace.pytest_plugin``)."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
-from . import config as configuration
-from .api import lint
+from .formats import diff as diff_format
 from .formats import render
-from .settings import Settings
+from .ground.escaping import printable
+from .ground.files import write_atomic
+from .ground.model import Report
+from .run import config as configuration
+from .run.lint import lint
+from .run.settings import Settings
+from .views import diff as structure
 
 
-def _lint(trace, settings: Settings):
+def _lint(trace, settings: Settings) -> Report:
     __tracebackhide__ = True  # a failing test shows the test's line, not the plugin's
     if isinstance(trace, Path):
         trace = str(trace)
@@ -24,7 +32,7 @@ def _failure_message(report) -> str:
     return f"{head}\n{render(report, 'text').rstrip()}"
 
 
-def _check(trace, settings: Settings):
+def _check(trace, settings: Settings) -> Report:
     __tracebackhide__ = True
     report = _lint(trace, settings)
     if not report.conforms:
@@ -40,7 +48,7 @@ def assert_trace_conforms(
     ignore=None,
     severity: dict[str, str] | None = None,
     engine: str | None = None,
-):
+) -> Report:
     """Lint ``trace`` and raise AssertionError listing the findings unless it conforms.
 
     ``trace`` is anything ``tgtrace.lint`` reads: a list of TrustGraph
@@ -58,12 +66,12 @@ class TraceChecker:
     def __init__(self, settings: Settings):
         self.settings = settings
 
-    def lint(self, trace, **flags):
+    def lint(self, trace, **flags) -> Report:
         """The Report for ``trace``; ``flags`` (select, ignore, fail_on) override the config."""
         __tracebackhide__ = True
         return _lint(trace, self.settings.merge(**flags))
 
-    def assert_conforms(self, trace, **flags):
+    def assert_conforms(self, trace, **flags) -> Report:
         __tracebackhide__ = True
         return _check(trace, self.settings.merge(**flags))
 
@@ -71,3 +79,101 @@ class TraceChecker:
 def checker(rootpath) -> TraceChecker:
     """A TraceChecker with the configuration found from ``rootpath``."""
     return TraceChecker(configuration.discover(rootpath))
+
+
+# ---------------------------------------------------------------------------
+# Structure snapshots: what an emitter's traces look like, kept beside its tests.
+# ---------------------------------------------------------------------------
+
+# Where the tg_trace_snapshot fixture keeps a test's snapshots, beside the test module.
+SNAPSHOT_FOLDER = "tg_trace_snapshots"
+SNAPSHOT_SUFFIX = ".trig"
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def in_ci(environ=os.environ) -> bool:
+    """Whether the tests run in CI ($CI set, as every CI service sets it): a missing snapshot
+    then fails instead of being written, so that a snapshot never committed cannot pass."""
+    return environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _trace_name(trace) -> str:
+    if isinstance(trace, (str, Path)) and str(trace) != "-":
+        return str(trace)
+    return "<trace under test>"
+
+
+def assert_trace_snapshot(trace, path, *, update: bool = False, ci: bool | None = None) -> str:
+    """Compare the structure of ``trace`` (anything ``tgtrace.lint`` reads) with the snapshot at
+    ``path`` (TriG, written by this function), and raise AssertionError with what changed, as
+    ``tg-trace diff SNAPSHOT TRACE`` prints it, unless they are the same. A missing snapshot is
+    written (outside CI; in CI it fails); with ``update`` the snapshot is rewritten.
+
+    Returns what was done: "written", "updated", "matched" (or "unchanged" for an update that
+    changed nothing)."""
+    __tracebackhide__ = True
+    if isinstance(trace, Path):
+        trace = str(trace)
+    path = Path(path)
+    traces = structure.read(trace)
+    if not path.exists():
+        if not update and (in_ci() if ci is None else ci):
+            raise AssertionError(f"{printable(path)}: no trace snapshot, and in CI none is written: run the tests "
+                                 "with pytest --tg-trace-update and commit the snapshot")
+        _write_snapshot(path, traces)
+        return "written"
+    stored = structure.read(str(path))
+    result = structure.compare(stored, traces, str(path), _trace_name(trace))
+    if update:
+        if result.same and path.read_bytes() == diff_format.snapshot(traces):
+            return "unchanged"
+        _write_snapshot(path, traces)
+        return "updated"
+    if not result.same:
+        raise AssertionError(f"trace structure differs from its snapshot {printable(path)} (pytest --tg-trace-update "
+                             f"accepts the new structure):\n{diff_format.render(result, 'text').rstrip()}")
+    return "matched"
+
+
+def _write_snapshot(path: Path, traces) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(str(path), diff_format.snapshot(traces))
+
+
+class SnapshotChecker:
+    """What the ``tg_trace_snapshot`` fixture gives a test: ``assert_match(trace)`` compares the
+    trace's structure with the test's snapshot, ``tg_trace_snapshots/<module>/<test>.trig``
+    beside the test module (a second snapshot of the same test: ``<test>-2.trig``, or a name)."""
+
+    def __init__(self, folder: Path, test: str, update: bool, done=None) -> None:
+        self.folder = folder
+        self.test = _UNSAFE_NAME.sub("_", test).strip("._") or "test"
+        self.update = update
+        self.done = done  # called with (path, what was done)
+        self._count = 0
+
+    def path(self, name: str | None = None) -> Path:
+        """The snapshot file of the next assert_match (or of ``name``)."""
+        if name is not None:
+            return self.folder / (_UNSAFE_NAME.sub("_", name).strip("._") + SNAPSHOT_SUFFIX)
+        suffix = f"-{self._count + 1}" if self._count else ""
+        return self.folder / f"{self.test}{suffix}{SNAPSHOT_SUFFIX}"
+
+    def assert_match(self, trace, name: str | None = None) -> Path:
+        """Compare ``trace`` with its snapshot (written on the first run, rewritten with
+        --tg-trace-update); raise AssertionError with the diff when its structure changed."""
+        __tracebackhide__ = True
+        path = self.path(name)
+        if name is None:
+            self._count += 1
+        what = assert_trace_snapshot(trace, path, update=self.update)
+        if self.done is not None and what in ("written", "updated"):
+            self.done(path, what)
+        return path
+
+    __call__ = assert_match
+
+
+def snapshot_checker(test_file, test_name: str, update: bool, done=None) -> SnapshotChecker:
+    module = Path(test_file)
+    return SnapshotChecker(module.parent / SNAPSHOT_FOLDER / module.stem, test_name, update, done)

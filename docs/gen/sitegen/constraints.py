@@ -1,7 +1,7 @@
 """What the shapes say about classes and predicates, read from the linter's shapes model.
 
 Nothing here reads a shapes graph: the shapes come parsed from
-``tgtrace.rules.model()`` (a ``tgtrace.shapes.ShapesModel``), each constraint
+``tgtrace.rules.model()`` (a ``tgtrace.shacl.shapes.ShapesModel``), each constraint
 one use of a constraint component with its parameters, so the pages describe
 the shapes exactly as the engines run them.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rdflib import RDF
-from tgtrace.namespaces import PROV, SH
-from tgtrace.rulehelp import curie
-from tgtrace.shapes import Shape, ShapesModel
+from tgtrace.ground.namespaces import PROV, SH
+from tgtrace.rules.help import curie
+from tgtrace.shacl.shapes import Shape, ShapesModel
 
 from .ontology import ClassInfo, local_name
 

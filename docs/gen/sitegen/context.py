@@ -13,8 +13,8 @@ from pathlib import Path
 
 import jinja2
 import pyoxigraph as ox
-from tgtrace.namespaces import RDF_TYPE
-from tgtrace.rulehelp import curie
+from tgtrace.ground.namespaces import RDF_TYPE
+from tgtrace.rules.help import curie
 
 from . import diagrams
 from .ontology import is_tg

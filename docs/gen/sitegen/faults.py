@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
-
-from .traces import to_turtle
+from tgtrace.rules.help import example_trace, fault_example
 
 
 class FaultError(RuntimeError):
@@ -34,77 +33,38 @@ class FaultExample:
     changed: int  # how many quads the update changed
 
 
-def _source(examples: Path, name: str) -> Path:
-    """The N-Quads form of an example; a fault may name the trace by any of its files."""
-    path = examples / name
-    if path.suffix != ".nq":
-        path = path.with_suffix(".nq")
-    if not path.is_file():
-        raise FaultError(f"fault trace {name!r} has no N-Quads file under examples/")
-    return path
-
-
-def build_example(rule, examples: Path, lint=None, render=None) -> FaultExample:
-    """Apply ``rule.fault`` and describe the focus node before and after.
+def build_example(rule, examples: Path, lint=None, render=None, fault=None) -> FaultExample:
+    """Apply ``fault`` (the rule's example, ``rule.fault``, unless given) and describe the focus
+    node before and after, as the rule's help does (``tgtrace.rules.help.fault_example``).
 
     ``lint`` (``tgtrace.api.lint``) is run on the failing trace when given; the
     example is refused unless it reports ``rule.code`` on the fault's focus.
     """
-    fault = rule.fault
-    source = _source(examples, fault.trace)
-    # File order, so the snippets read as the emitter wrote them; the store
-    # (which iterates in index order) only applies the update.
-    before = list(ox.parse(path=str(source), format=ox.RdfFormat.N_QUADS))
-    store = ox.Store()
-    store.extend(before)
-    # The shapes write the update with $this for the focus and predeclared
-    # prefixes; Fault.sparql is the runnable form the tests apply too.
-    update = getattr(fault, "sparql", fault.update)
+    fault = fault or rule.fault
+    if not example_trace(examples, fault.trace).is_file():
+        raise FaultError(f"fault trace {fault.trace!r} has no N-Quads file under examples/")
     try:
-        store.update(update)
+        example = fault_example(fault, examples)
     except (SyntaxError, OSError, ValueError) as error:
         raise FaultError(f"{rule.code}: the fault's update does not apply to {fault.trace}: {error}") from None
-    after_set = set(store)
-    before_set = set(before)
-    removed = [q for q in before if q not in after_set]
-    added = sorted((q for q in after_set if q not in before_set), key=str)
-    after = [q for q in before if q in after_set] + added
-    if not removed and not added:
-        raise FaultError(f"{rule.code}: the fault's update changes nothing in {fault.trace}")
-
-    # The focus node and every node the update touched, in the order the emitter wrote them.
-    subjects = [ox.NamedNode(fault.focus)] if not fault.focus.startswith("_:") else []
-    for quad in removed + added:
-        if quad.subject not in subjects:
-            subjects.append(quad.subject)
-    wanted = set(subjects)
-
-    def describe(quads, marks):
-        chosen = [q.triple for q in quads if q.subject in wanted]
-        chosen.sort(key=lambda t: subjects.index(t.subject))  # stable: file order within a subject
-        return to_turtle(chosen, highlight={(q.subject, q.predicate, q.object) for q in marks})
-
-    fixed, fixed_marks = describe(before, removed)
-    failing, failing_marks = describe(after, added)
-
     report = ""
     if lint is not None:
-        report = _lint_failing(rule, after, lint, render, fault.trace)
+        report = _lint_failing(rule, list(example.after), lint, render, fault.trace, fault.focus)
     return FaultExample(
         code=rule.code,
         trace=fault.trace,
-        update=update.strip(),
+        update=fault.sparql.strip(),
         focus=fault.focus,
-        fixed=fixed,
-        fixed_marks=fixed_marks,
-        failing=failing,
-        failing_marks=failing_marks,
+        fixed=example.fixed,
+        fixed_marks=list(example.fixed_marks),
+        failing=example.failing,
+        failing_marks=list(example.failing_marks),
         report=report,
-        changed=len(removed) + len(added),
+        changed=len(example.removed) + len(example.added),
     )
 
 
-def _lint_failing(rule, quads, lint, render, trace_name: str) -> str:
+def _lint_failing(rule, quads, lint, render, trace_name: str, focus: str) -> str:
     with tempfile.TemporaryDirectory(prefix="tgdocs-fault-") as folder:
         broken = Path(folder) / Path(trace_name).with_suffix(".nq").name
         ox.serialize(quads, output=str(broken), format=ox.RdfFormat.N_QUADS)
@@ -112,11 +72,11 @@ def _lint_failing(rule, quads, lint, render, trace_name: str) -> str:
             report = lint(str(broken), select=[rule.code])
         except Exception as error:  # the page cannot be written without the linter's verdict
             raise FaultError(f"{rule.code}: the linter failed on the failing example: {error!r}") from error
-        hits = [f for f in report.findings if f.rule == rule.code and f.focus == rule.fault.focus]
+        hits = [f for f in report.findings if f.rule == rule.code and f.focus == focus]
         if not hits:
             seen = ", ".join(sorted({f"{f.rule} on {f.focus}" for f in report.findings})) or "nothing"
             raise FaultError(
-                f"{rule.code}: the failing example does not fire on {rule.fault.focus} (the linter reported {seen})"
+                f"{rule.code}: the failing example does not fire on {focus} (the linter reported {seen})"
             )
         if render is None:
             return "\n".join(str(f) for f in hits)

@@ -1,8 +1,8 @@
 """What the ontology says about each tg: term, as the class and predicate pages show it.
 
 The inventory (which terms exist and of what kind), deprecation and the mixin
-pairs come from ``tgtrace.vocabulary``, as the linter reads them. The rest is
-read here because ``tgtrace.vocabulary`` does not offer it: labels,
+pairs come from ``tgtrace.tracemodel.vocabulary``, as the linter reads them. The rest is
+read here because ``tgtrace.tracemodel.vocabulary`` does not offer it: labels,
 definitions and notes, ``dcterms:isReplacedBy``, the ``rdfs:subClassOf``
 hierarchy, ``rdfs:domain`` and ``rdfs:range``, ``tg:iriTemplate`` and
 ``tg:storedIn``, the members of a class with their ``skos:notation``, how a
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 from rdflib import OWL, RDF, RDFS, SKOS, XSD, Namespace, URIRef
 from rdflib.collection import Collection
-from tgtrace.namespaces import DCTERMS, TG
-from tgtrace.rulehelp import curie
-from tgtrace.vocabulary import declared_terms, deprecated_terms, ontology_terms
+from tgtrace.ground.namespaces import DCTERMS, TG
+from tgtrace.rules.help import curie
+from tgtrace.tracemodel.vocabulary import declared_terms, deprecated_terms, ontology_terms
 
 DC = Namespace(DCTERMS)
 TG_NS = Namespace(TG)

@@ -12,11 +12,23 @@ import re
 from pathlib import Path
 
 from .context import Context, SiteError
-from .pages import changes, classes, cli, components, explore, namespaces, patterns, predicates, releases, rules
+from .pages import (
+    changes,
+    classes,
+    cli,
+    components,
+    explore,
+    namespaces,
+    patterns,
+    predicates,
+    releases,
+    rules,
+    trace_changes,
+)
 
 _DIRECTIVE = re.compile(r"<!--\s*tgdocs:([a-z-]+)((?:\s+[^\s>]+)*)\s*-->")
 DIRECTIVES = {**classes.DIRECTIVES, **patterns.DIRECTIVES, **rules.DIRECTIVES, **explore.DIRECTIVES,
-              **cli.DIRECTIVES}
+              **cli.DIRECTIVES, **trace_changes.DIRECTIVES}
 
 
 class Site:
@@ -44,6 +56,7 @@ class Site:
             problems.append(f"no example traces (*.nq) under {self.context.examples_dir}")
         problems += patterns.check(self.context)
         problems += releases.check(self.context)
+        problems += trace_changes.check(self.context)
         if problems:
             raise SiteError("; ".join(problems))
 
@@ -58,6 +71,7 @@ class Site:
             **rules.pages(context, lint, render),
             **components.pages(context),
             **releases.pages(context),
+            **trace_changes.pages(context),
             **changes.pages(context),
             **explore.pages(context),
         }

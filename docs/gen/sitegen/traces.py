@@ -13,8 +13,7 @@ from functools import cached_property
 from pathlib import Path
 
 import pyoxigraph as ox
-from tgtrace.namespaces import PROV, RDF, RDFS, TG, XSD
-from tgtrace.rulehelp import PREFIXES
+from tgtrace.ground.namespaces import PROV, RDF, RDFS, TG
 
 RDF_TYPE = RDF + "type"
 DERIVED = PROV + "wasDerivedFrom"
@@ -22,74 +21,8 @@ GENERATED = PROV + "wasGeneratedBy"  # how releases before 2.2.13 link several s
 CHAIN_LINKS = (DERIVED, GENERATED)
 PROV_ENTITY = PROV + "Entity"
 
-# Prefixes used in the Turtle the site shows; only those a snippet uses are declared.
-# The linter's own prefixes, less the shapes' namespaces (no trace uses them).
-TURTLE_PREFIXES = {name: ns for name, ns in PREFIXES.items() if name not in ("tgsh", "tgl")}
-TURTLE_PREFIXES["dc"] = "http://purl.org/dc/elements/1.1/"
-_PN_LOCAL = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+# The Turtle the site shows is written as the rule help writes it (tgtrace.rules.help).
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-
-
-def term_text(term, used: set[str] | None = None) -> str:
-    """One RDF term in Turtle 1.2 syntax, abbreviated with TURTLE_PREFIXES."""
-    if isinstance(term, ox.NamedNode):
-        iri = term.value
-        for prefix, namespace in TURTLE_PREFIXES.items():
-            if iri.startswith(namespace) and _PN_LOCAL.match(iri[len(namespace):]):
-                if used is not None:
-                    used.add(prefix)
-                return f"{prefix}:{iri[len(namespace):]}"
-        return f"<{iri}>"
-    if isinstance(term, ox.Literal):
-        text = json.dumps(term.value, ensure_ascii=False)
-        if term.language:
-            return f"{text}@{term.language}"
-        datatype = term.datatype.value if term.datatype is not None else XSD + "string"
-        if datatype in (XSD + "string", RDF + "langString"):
-            return text
-        return f"{text}^^{term_text(term.datatype, used)}"
-    if isinstance(term, ox.BlankNode):
-        return f"_:{term.value}"
-    if isinstance(term, ox.Triple):
-        parts = (term_text(term.subject, used), term_text(term.predicate, used), term_text(term.object, used))
-        return "<<( " + " ".join(parts) + " )>>"
-    return str(term)
-
-
-def to_turtle(triples, highlight=frozenset()) -> tuple[str, list[int]]:
-    """Turtle with one predicate per line, and the line numbers of highlighted triples.
-
-    Subjects keep the order in which they first appear, and predicates their
-    order within a subject, so a snippet reads in the order the emitter wrote it.
-    ``highlight`` holds (subject, predicate, object) tuples to mark.
-    """
-    used: set[str] = set()
-    by_subject: dict = {}
-    for triple in triples:
-        predicates = by_subject.setdefault(triple.subject, {})
-        predicates.setdefault(triple.predicate, [])
-        if triple.object not in predicates[triple.predicate]:
-            predicates[triple.predicate].append(triple.object)
-    body: list[str] = []
-    marked: list[int] = []
-    for subject, predicates in by_subject.items():
-        if body:
-            body.append("")
-        body.append(term_text(subject, used))
-        items = list(predicates.items())
-        # rdf:type first, written "a", as people read Turtle.
-        items.sort(key=lambda item: item[0].value != RDF_TYPE)
-        for index, (predicate, objects) in enumerate(items):
-            verb = "a" if predicate.value == RDF_TYPE else term_text(predicate, used)
-            end = " ." if index == len(items) - 1 else " ;"
-            body.append(f"    {verb} " + ", ".join(term_text(o, used) for o in objects) + end)
-            if any((subject, predicate, o) in highlight for o in objects):
-                marked.append(len(body))
-    header = [f"@prefix {p}: <{TURTLE_PREFIXES[p]}> ." for p in TURTLE_PREFIXES if p in used]
-    if header:
-        header.append("")
-    text = "\n".join(header + body)
-    return text, [line + len(header) for line in marked]
 
 
 def _is_provenance_type(term) -> bool:

@@ -1,14 +1,15 @@
 """The ontology, the shapes and the rule registry, indexed the way the pages need them.
 
 The shapes and the rules come from the linter's registry (``tgtrace.rules``),
-the ontology's inventory from ``tgtrace.vocabulary`` (see ``sitegen.ontology``
+the ontology's inventory from ``tgtrace.tracemodel.vocabulary`` (see ``sitegen.ontology``
 for the documentation it adds), so a page can only describe what the linter
 checks.
 """
 
 from __future__ import annotations
 
-from tgtrace import resources, rules
+from tgtrace import rules
+from tgtrace.ground import resources
 
 from .constraints import Condition, PropertyUse, ShapeIndex
 from .ontology import ClassInfo, Ontology, local_name

@@ -1,12 +1,15 @@
 """Output formats. Only modules in this package know how a report is printed or written.
 
-Each format is a module here with a writer, ``render(report, output) -> str``, where
-``output`` is the run's :class:`tgtrace.settings.Output`. Adding a format is a module here
-and its entry in :data:`FORMATS` (name, one-line help, module); the CLI's ``--format``
-choices, its help, the docs pages, the README's list and the shared tests follow from this
-registry. Every module here writes an output: the registered formats, and the outputs of the other
-commands (``listshow`` for list and show, ``diagram`` for graph, ``live`` and ``metrics`` for
-watch, ``rdf`` for convert); ``common`` is what the writers share.
+Every format any command writes is an entry of :data:`REGISTRY` (name, one-line help, the
+module here that writes it, and its kind): ``report`` formats are ``lint``'s and ``check``'s
+(``render(report, output) -> str``, where ``output`` is the run's
+:class:`tgtrace.run.settings.Output`), ``live`` ones print ``watch``'s findings one line each,
+``view`` ones are ``list``'s and ``show``'s, ``rdf`` ones ``convert``'s, ``diff`` ones
+``diff``'s and the structure snapshots'. Every ``--format``
+(and ``--to``) choice, its help, the docs pages, the README's list and the shared tests are
+drawn from this registry; adding a report format is a module here and its entry. Besides the
+registered writers, ``diagram`` draws ``graph``'s pictures, ``metrics`` serves ``watch``'s
+metrics, ``statistics`` writes ``--statistics``; ``common`` is what the writers share.
 """
 
 from __future__ import annotations
@@ -16,19 +19,28 @@ import os
 import sys
 from dataclasses import replace
 
-from ..escaping import safe_json, safe_layout
-from ..files import write_atomic
-from ..model import Report
-from ..settings import Output, SettingsError
+from ..ground.escaping import safe_json, safe_layout, safe_turtle
+from ..ground.files import write_atomic
+from ..ground.model import Report
+from ..run.settings import Output, SettingsError
 from .common import Format
+
+# The kinds of format, by the commands that write them.
+REPORT = "report"
+LIVE = "live"
+VIEW = "view"
+RDF = "rdf"
+DIFF = "diff"
+KINDS = (REPORT, LIVE, VIEW, RDF, DIFF)
 
 # A format's module is imported when a run writes that format (html loads the trace views and
 # diagrams, sarif the rule texts), so a run loads only the writers it uses.
-FORMATS: dict[str, Format] = {f.name: f for f in (
+REGISTRY: tuple[Format, ...] = (
     Format("text", "each finding grouped by trace, with its source line, the accepted values and the fix "
            "(the default in a terminal)", "text", statistics=True),
     Format("concise", "one line per finding, grouped by trace", "text", statistics=True),
-    Format("json", "the findings and a summary as one JSON document", "json", statistics=True, syntax="json"),
+    Format("json", "the findings, each with its advice (accepted values, fix, rule page), and a summary as one "
+           "JSON document", "json", statistics=True, syntax="json"),
     Format("sarif", "SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps)", "sarif", syntax="json"),
     Format("junit", "JUnit XML: a test suite per file, a test case per trace", "junit"),
     Format("github", "GitHub Actions annotations on the diff (the default when GITHUB_ACTIONS=true)", "github",
@@ -37,7 +49,46 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            syntax="json"),
     Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "markdown"),
     Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact", "html"),
-)}
+    Format("shacl", "a W3C SHACL validation report in Turtle (sh:ValidationReport, one sh:result per finding)",
+           "shacl", syntax="turtle"),
+    Format("text", "one line per finding, as tg-trace lint --format concise prints them", "live", kind=LIVE),
+    Format("github", "GitHub Actions annotations", "live", kind=LIVE),
+    Format("jsonl", "one JSON object per finding (file, line, rule, severity, message, focus, trace, ...)", "live",
+           kind=LIVE, syntax="json"),
+    Format("text", "a table (list) or a tree (show)", "listshow", kind=VIEW),
+    Format("json", "one object per trace: the row (list) or the tree (show) as JSON", "listshow", kind=VIEW,
+           syntax="json"),
+    Format("nquads", "N-Quads 1.2", "rdf", kind=RDF),
+    Format("trig", "TriG 1.2", "rdf", kind=RDF),
+    Format("ntriples", "N-Triples 1.2, the named graphs merged, for tools that read one graph", "rdf", kind=RDF),
+    Format("text", "a tree of what was added (+), removed (-) and changed (~), place by place", "diff", kind=DIFF),
+    Format("json", "the same as one JSON document", "diff", kind=DIFF, syntax="json"),
+    Format("markdown", "the same as Markdown, for a pull request's comment", "diff", kind=DIFF),
+)
+
+
+def of_kind(kind: str) -> dict[str, Format]:
+    """The formats of one kind by name, in the registry's order."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind of format {kind!r} (choose from {', '.join(KINDS)})")
+    return {f.name: f for f in REGISTRY if f.kind == kind}
+
+
+def choices(kind: str) -> list[str]:
+    """The names a ``--format`` of this kind accepts."""
+    return list(of_kind(kind))
+
+
+def described(kind: str) -> str:
+    """The formats of a kind as an option's help lists them: "name, what it is; ..."."""
+    return "; ".join(f"{f.name}, {f.help}" for f in of_kind(kind).values())
+
+
+# The report formats, by name (lint, check): what render() writes.
+FORMATS: dict[str, Format] = of_kind(REPORT)
+
+# What `tg-trace diff` writes (formats/diff.py, loaded by that command alone), by name.
+DIFF_FORMATS: dict[str, Format] = of_kind(DIFF)
 
 
 def _writer(module: str):
@@ -67,16 +118,20 @@ def render(report: Report, output: Output | str = "text", **options) -> str:
     except KeyError:
         raise ValueError(f"unknown format {output.format!r} (choose from {', '.join(FORMATS)})") from None
     text_ = _render(report, output, chosen)
-    return safe_json(text_) if chosen.syntax == "json" else safe_layout(text_)
+    if chosen.syntax == "json":
+        return safe_json(text_)
+    return safe_turtle(text_) if chosen.syntax == "turtle" else safe_layout(text_)
 
 
 def _render(report: Report, output: Output, chosen: Format) -> str:
+    # --show: the writers list the findings asked for and count every one; statistics count all.
+    shown = report.showing(output.show)
     if output.statistics:
         refuse_statistics(output.format)
-        head = (_writer(chosen.module).render(report, replace(output, statistics=False))
+        head = (_writer(chosen.module).render(shown, replace(output, statistics=False))
                 if output.format == "github" else "")
         return head + _writer("statistics").render(report, as_json=output.format == "json")
-    return _writer(chosen.module).render(report, output)
+    return _writer(chosen.module).render(shown, output)
 
 
 def emit(report: Report, output: Output, stdout=None) -> None:
@@ -91,7 +146,9 @@ def emit(report: Report, output: Output, stdout=None) -> None:
         Console(file=stdout, highlight=False, soft_wrap=True, force_terminal=True).print(text_)
     elif text_:
         stdout.write(text_ if text_.endswith("\n") else text_ + "\n")
-    if output.summary == "-":
-        stdout.write(safe_layout(_writer("markdown").render(report, output)) + "\n")
-    elif output.summary:
-        write_atomic(output.summary, safe_layout(_writer("markdown").render(report, output)) + "\n", append=True)
+    if output.summary:
+        summary = safe_layout(_writer("markdown").render(report.showing(output.show), output)) + "\n"
+        if output.summary == "-":
+            stdout.write(summary)
+        else:
+            write_atomic(output.summary, summary, append=True)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..escaping import printable
+from ..ground.escaping import printable
+from ..ground.files import git_root
 
 # Names a loader gives input that did not come from a file.
 NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}
@@ -19,10 +20,7 @@ def repository_root() -> Path:
     if workspace:
         return Path(os.path.abspath(workspace))
     cwd = Path(os.path.abspath(os.getcwd()))
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
-            return folder
-    return cwd
+    return git_root(cwd) or cwd
 
 
 def relative_path(file: str | None, root: str | Path | None = None) -> str | None:
@@ -65,15 +63,40 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
 
 
+def severities(counts: dict[str, int]) -> str:
+    """Findings per severity in words, as every summary says them: "1 error, 4 warnings, 2 info"."""
+    return ", ".join(plural(counts[name], name) if name != "info" else f"{counts[name]} info"
+                     for name in ("error", "warning", "info") if counts.get(name))
+
+
+# How show, graph and the HTML report mark a step no link of its trace reaches (views' Step.orphan).
+ORPHAN = "not linked to its trace"
+
+
+def census(files: int, traces: int, repeated: int = 0) -> str:
+    """How many files were read and traces found, as every report and `tg-trace list` say it. A
+    trace is a root Question's, or an extraction trace's Document (tgtrace.tracemodel.traces.trace_roots);
+    a trace that several files hold is one trace, and the count says so."""
+    said = f"{plural(files, 'file')}, {plural(traces, 'trace')}"
+    if repeated:
+        which = ("" if traces == 1 else "each ") if repeated == traces else f"{repeated} "
+        said += f" ({which}held by several files, counted once)"
+    return said
+
+
 @dataclass(frozen=True)
 class Format:
-    """An output format: its name, a one-line help, and the module here that writes it."""
+    """An output format: its name, a one-line help, the module here that writes it, and its kind."""
 
     name: str
     help: str
-    module: str  # its render(report, output: tgtrace.settings.Output) -> str
+    module: str  # its render(report, output: tgtrace.run.settings.Output) -> str
     # Whether --statistics can follow this format's output (as text, or as JSON for json).
     statistics: bool = False
-    # "json" for a JSON document, else a text layout (text, Markdown, XML, HTML): how the last
-    # guard escapes what input text might still hold (tgtrace.escaping).
+    # "json" for a JSON document, "turtle" for a Turtle document, else a text layout (text,
+    # Markdown, XML, HTML): how the last guard escapes what input text might still hold
+    # (tgtrace.ground.escaping).
     syntax: str = "text"
+    # Which command writes it (tgtrace.formats.KINDS): report (lint, check), live (watch), view
+    # (list, show), rdf (convert) or diff (diff).
+    kind: str = "report"

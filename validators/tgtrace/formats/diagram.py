@@ -12,10 +12,12 @@ import re
 import shutil
 import subprocess
 
-from ..errors import TgTraceError
-from ..escaping import bounded, message, printable
-from ..model import Severity
-from ..traceviews import TraceView
+from ..ground.errors import TgTraceError
+from ..ground.escaping import bounded, message, printable
+from ..ground.model import Severity
+from ..tracemodel.traces import CHAIN
+from ..views.traces import TraceView
+from .common import ORPHAN
 
 FONT = "Helvetica,Arial,sans-serif"
 # The docs site theme's indigo palette, so diagrams read as part of the page.
@@ -32,8 +34,6 @@ KIND_COLOURS = {
     "Document": "#eceff1", "Page": "#eceff1", "Chunk": "#eceff1", "Subgraph": "#eceff1",
 }
 FAULT = "#d32f2f"
-DERIVED = "http://www.w3.org/ns/prov#wasDerivedFrom"
-GENERATED = "http://www.w3.org/ns/prov#wasGeneratedBy"
 _SEVERITY_COLOUR = {Severity.ERROR: FAULT, Severity.WARNING: "#f57c00", Severity.INFO: "#0288d1"}
 
 
@@ -129,13 +129,6 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
             if finding.value is not None and finding.path is not None:
                 faulty_links.setdefault((finding.focus, finding.path, finding.value), []).append(finding.rule)
 
-    def details(step) -> list[tuple[str, str, str]]:
-        owned = []
-        if step.thought and step.thought.startswith(("urn:", "http")):
-            owned.append((step.thought, "Thought", "https://trustgraph.ai/ns/thought"))
-        owned += [(e["selection"], "EdgeSelection", "https://trustgraph.ai/ns/selectedEdge") for e in step.edges]
-        owned += [(c["selection"], "ChunkSelection", "https://trustgraph.ai/ns/selectedChunk") for c in step.chunks]
-        return owned
 
     def draw(trace: TraceView, indent: str) -> None:
         for step in trace.steps:
@@ -151,13 +144,16 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
                 label += f"\n{tail}"
             style = dict(STEP, fillcolor=KIND_COLOURS.get(step.kind, STEP["fillcolor"]), label=label,
                          tooltip=step.node, id=ident)
+            if step.orphan:
+                label += f"\n({ORPHAN})"
+                style.update(label=label, style="rounded,filled,dashed")
             if step.findings:
                 worst = max(f.severity for f in step.findings)
                 codes = sorted({f.rule for f in step.findings})
                 style.update(color=_SEVERITY_COLOUR[worst], penwidth="2.5", label=label + "\n" + " ".join(codes),
                              tooltip=step.node + "\n" + "\n".join(f"{f.rule}: {f.message}" for f in step.findings))
             lines.append(f"{indent}{ident} {attrs(style)};")
-            for iri, kind, predicate in details(step):
+            for iri, kind, predicate in step.owned:
                 if iri in drawn:
                     continue
                 sub = drawn[iri] = node_id(iri)
@@ -172,8 +168,8 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
 
     draw(view, "  ")
     for step in view.all_steps():
-        for parent in step.parents:
-            edges.append((step.node, DERIVED, parent))
+        for link, parent in step.chain:
+            edges.append((step.node, link, parent))
     missing: set = set()
     for source, predicate, target in edges:
         rules = faulty_links.get((source, predicate, target), [])
@@ -184,7 +180,7 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
                 missing.add(target)
                 lines.append(f"  {drawn[target]} {attrs(dict(OTHER, style='dashed', label=_short(target) + chr(10) + '(not in the trace)', tooltip=target, id=drawn[target]))};")
         style: dict = {"tooltip": f"{source} {predicate.rsplit('#', 1)[-1].rsplit('/', 1)[-1]} {target}"}
-        if predicate in (DERIVED, GENERATED):
+        if predicate in CHAIN:
             line = f"  {drawn[target]} -> {drawn[source]}"
             style["dir"] = "back"
         else:

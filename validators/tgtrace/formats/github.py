@@ -6,10 +6,10 @@ as annotations on the pull request's diff, at that file and line.
 
 from __future__ import annotations
 
-from ..advice import advise
-from ..escaping import printable
-from ..model import Finding, Report, Severity
-from ..settings import Output
+from ..ground.escaping import printable
+from ..ground.model import Finding, Report, Severity
+from ..rules.advice import advise
+from ..run.settings import Output
 from .common import relative_path
 
 # GitHub has three annotation levels; "notice" is its informational one.

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from ..advice import advise
-from ..escaping import printable
-from ..model import Report, Severity
+from ..ground.escaping import printable
+from ..ground.model import Report, Severity
 from ..rules import all_rules
-from ..settings import Output
+from ..rules.advice import advise
+from ..run.settings import Output
 from .common import relative_path, repository_root
 from .sarif import fingerprint
 

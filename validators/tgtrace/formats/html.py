@@ -12,15 +12,15 @@ from __future__ import annotations
 import html
 import re
 
-from ..advice import advise, short_iri
-from ..escaping import printable
-from ..loaders.excerpt import excerpts
-from ..model import Report, Severity
+from ..ground.escaping import printable
+from ..ground.model import Report, Severity
+from ..inputs.excerpt import excerpts
 from ..rules import all_rules
-from ..settings import Output
-from ..traceviews import TraceView, views_of_report
+from ..rules.advice import advise, short_iri
+from ..run.settings import Output
+from ..views.traces import TraceView, views_of_report
 from . import diagram
-from .common import plural, shown_location, shown_path
+from .common import census, plural, shown_location, shown_path
 from .text import detail_lines
 
 _CSS = """
@@ -37,8 +37,11 @@ vertical-align:top}th{cursor:pointer;user-select:none;background:#f5f5f5}th[data
 code{font-size:12px;word-break:break-all}.muted{color:#607d8b}label{margin-right:12px}
 details{margin:6px 0}summary{cursor:pointer}
 code.iri{word-break:normal;white-space:nowrap}.scroll{overflow-x:auto}
-#traces td:nth-child(4),#findings td:nth-child(4){min-width:16em}
+#traces td:nth-child(4){min-width:16em}
 .advice{margin:2px 0 0;font-size:12px}pre.source{margin:4px 0;font-size:12px;overflow-x:auto}
+#findings{table-layout:fixed;min-width:62em}#findings td{overflow-wrap:anywhere}
+#findings .c-severity{width:6em}#findings .c-rule{width:4.5em}#findings .c-family{width:7.5em}
+#findings .c-where{width:11em}#findings .c-node{width:14em}
 @media (max-width:600px){header,main{padding:8px 10px}section{padding:8px}header h1{font-size:18px}}
 """
 
@@ -63,7 +66,8 @@ function apply(){var want={};selects.forEach(function(s){want[s.name]=s.value});
   if(ok&&r.dataset.trace)shown[r.dataset.trace]=1});
  var any=Object.keys(want).some(function(k){return want[k]});
  document.querySelectorAll('#traces tbody tr, section.trace').forEach(function(r){r.hidden=any&&!shown[r.dataset.trace]});
- document.getElementById('shown').textContent=document.querySelectorAll('#findings tbody tr:not([hidden])').length}
+ document.getElementById('shown').textContent=document.querySelectorAll('#findings tbody tr:not([hidden])').length;
+ document.getElementById('traces-shown').textContent=document.querySelectorAll('#traces tbody tr:not([hidden])').length}
 selects.forEach(function(s){s.addEventListener('change',apply)});
 // An IRI is shown short (its full form in the tooltip); copying it copies the full IRI.
 document.addEventListener('copy',function(e){var sel=getSelection();if(!sel.rangeCount)return;
@@ -124,7 +128,7 @@ def render(report: Report, output: Output | None = None) -> str:
         "script-src 'unsafe-inline'; img-src data:\">",
         "<title>tg-trace report</title>", f"<style>{_CSS}</style></head><body>",
         "<header><h1>tg-trace report</h1>",
-        f"<div>{plural(len(report.files), 'file')}, {plural(len(report.traces), 'trace')}, "
+        f"<div>{census(len(report.files), len(report.traces), report.repeated)}, "
         f"{plural(report.triples, 'triple')}: {'passed' if report.conforms else 'failed'}</div>"
         + (f'<div class="warning" id="gate-off">{_e(report.gate_off)}</div>' if report.gate_off else "")
         + "</header><main>",
@@ -134,8 +138,13 @@ def render(report: Report, output: Output | None = None) -> str:
         f'<span class="info">{counts.get("info", 0)} info</span></div></section>',
     ]
     # Traces.
-    parts.append('<section><h2>Traces</h2><div class="scroll"><table id="traces"><thead><tr><th>trace</th><th>file</th><th>pattern</th>'
-                 "<th>question</th><th>steps</th><th>error</th><th>warning</th><th>info</th></tr></thead><tbody>")
+    # Its heading counts its rows; a trace that several files hold has a row for each file.
+    rows = f'<span id="traces-shown">{len(views)}</span>'
+    heading = (f"Traces ({rows})" if len(views) == len(report.traces) else
+               f"Traces ({rows} rows: {plural(len(report.traces), 'trace')}, a row for each file that holds one)")
+    parts.append(f'<section><h2>{heading}</h2><div class="scroll"><table id="traces"><thead><tr><th>trace</th>'
+                 "<th>file</th><th>pattern</th><th>question</th><th>steps</th><th>error</th><th>warning</th><th>info</th>"
+                 "</tr></thead><tbody>")
     for view in views:
         c = view.counts()
         prefix = prefix_of[(view.file, view.trace)]
@@ -156,7 +165,10 @@ def render(report: Report, output: Output | None = None) -> str:
     parts.append('<section><h2>Findings (<span id="shown">' + str(len(report.findings)) + "</span>)</h2>"
                  + select("rule", used) + select("family", families)
                  + select("severity", [str(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)])
-                 + '<div class="scroll"><table id="findings"><thead><tr><th>severity</th><th>rule</th><th>family</th><th>message</th>'
+                 # Fixed widths: a long excerpt scrolls in its cell, the location and node stay in view.
+                 + '<div class="scroll"><table id="findings"><colgroup>'
+                 + "".join(f'<col class="c-{name}">' for name in ("severity", "rule", "family", "message", "where", "node"))
+                 + "</colgroup><thead><tr><th>severity</th><th>rule</th><th>family</th><th>message</th>"
                  "<th>where</th><th>node</th></tr></thead><tbody>")
     sources = excerpts(report.findings)
     for finding in report.findings:
@@ -169,9 +181,10 @@ def render(report: Report, output: Output | None = None) -> str:
         # The source line with the term at fault marked, what the rule accepts, the fix and its page.
         details = detail_lines(finding, None, sources.get(finding))
         if details:
-            message += f'<pre class="source">{_e(chr(10).join(details))}</pre>'
+            # Each line escaped on its own: the line breaks are the excerpt's layout, kept as lines.
+            message += '<pre class="source">' + "\n".join(_e(line) for line in details) + "</pre>"
         if advice is not None:
-            message += "".join(f'<p class="advice">{_e(note[0].upper() + note[1:])}</p>' for note in advice.notes)
+            message += "".join(f'<p class="advice">{_e(note)}</p>' for note in advice.sentences)
             message += (f'<p class="advice">{_e(advice.fix)} <a href="{_e(advice.url)}">'
                         f'{_e(finding.rule)} on the docs site</a></p>')
         parts.append(f'<tr data-rule="{_e(finding.rule)}" data-family="{_e(finding.family)}" '

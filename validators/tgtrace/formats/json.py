@@ -1,16 +1,34 @@
-"""Machine-readable findings: {"findings": [...], "summary": {...}}."""
+"""Machine-readable findings: {"findings": [...], "traces": [...], "summary": {...}}.
+
+Each finding carries the advice the text format prints under it (``advice``: the message with
+its value quoted, the notes, the accepted values, the nearest one, the fix and the rule's page),
+so a tool reading JSON can show a person what the terminal shows.
+"""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from ..model import Report
-from ..settings import Output
+from ..ground.model import Finding, Report
+from ..rules.advice import advise
+from ..run.settings import Output
+
+
+def finding_dict(finding: Finding) -> dict[str, Any]:
+    """A finding as JSON has it: its fields, and its advice when its rule gives one."""
+    data = finding.to_dict()
+    advice = advise(finding)
+    if advice is not None:
+        data["advice"] = {"message": advice.message, "notes": advice.notes, "allowed": list(advice.allowed),
+                          "suggestion": advice.suggestion,
+                          "replacement": advice.replacement, "fix": advice.fix, "url": advice.url}
+    return data
 
 
 def render(report: Report, output: Output) -> str:
     document = {
-        "findings": [finding.to_dict() for finding in report.findings],
+        "findings": [finding_dict(finding) for finding in report.findings],
         "traces": [{"root": root, "file": file, "trace_model": report.trace_models.get(root)}
                    for root, file in report.traces.items()],
         "summary": report.summary(),

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections import defaultdict
 from xml.etree import ElementTree as ET
 
-from ..advice import advise
-from ..escaping import printable
-from ..loaders.excerpt import excerpts
-from ..model import Finding, Report
-from ..settings import Output
+from ..ground.escaping import printable
+from ..ground.model import Finding, Report
+from ..inputs.excerpt import excerpts
+from ..rules.advice import advise
+from ..run.settings import Output
 from .common import plural, shown_path
 from .text import detail_lines
 

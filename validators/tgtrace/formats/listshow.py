@@ -1,5 +1,5 @@
 """How trace views are printed: `tg-trace list`'s table and `tg-trace show`'s tree, as text
-(rich) or JSON. Views come from :mod:`tgtrace.traceviews`; input text is made printable
+(rich) or JSON. Views come from :mod:`tgtrace.views.traces`; input text is made printable
 and never read as rich markup."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from ..escaping import json_text, printable
-from ..model import Severity
-from ..traceviews import Step, TraceView
-from .common import shown_path
+from ..ground.escaping import json_text, printable
+from ..ground.model import Severity
+from ..views.traces import Step, TraceView
+from .common import ORPHAN, census, plural, severities, shown_path
 
 _UUID = re.compile(r"([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -138,9 +138,14 @@ def _chosen_columns(rows: list[dict], width: int) -> dict[str, int]:
 
 
 def render_list(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
-                root=None) -> str:
+                root=None, files: int | None = None, listed: int | None = None,
+                outside: dict[str, int] | None = None) -> str:
+    """The table `tg-trace list` prints (or its rows as JSON), and its count of the files read
+    (``files``; default: those the rows name) and traces (as lint counts them: a trace that
+    several files hold is one), saying how many of ``listed`` traces the filters left."""
     if fmt == "json":
-        return json_text([v.summary() for v in views])
+        # The rows; findings outside every trace as a last row with no trace, as lint reports them.
+        return json_text([v.summary() for v in views] + ([{"trace": None, "findings": outside}] if outside else []))
     width = width or list_width()
     console, buffer = _console(color, width)
     rows = _list_rows(views, root)
@@ -156,8 +161,17 @@ def render_list(views: list[TraceView], fmt: str = "text", color: bool = False, 
             row["file"] = "…" + row["file"][len(row["file"]) - columns["file"] + 1:]
         table.add_row(*(row[name] for name in columns))
     console.print(table)
-    files = len({v.file for v in views})
-    console.print(f"{len(views)} trace{'s' if len(views) != 1 else ''} in {files} file{'s' if files != 1 else ''}.")
+    files_of: dict = {}
+    for view in views:
+        files_of.setdefault(view.trace, set()).add(view.file)
+    repeated = sum(1 for held in files_of.values() if len(held) > 1)
+    said = census(len({v.file for v in views}) if files is None else files, len(files_of), repeated)
+    if listed is not None and listed != len(files_of):
+        said += f", of {plural(listed, 'trace')} before the filters"
+    rows_said = f"{plural(len(views), 'row')}: " if len(views) != len(files_of) else ""
+    console.print(f"{rows_said}{said}.")
+    if outside:
+        console.print(f"Outside any trace: {severities(outside)}.")
     return buffer.getvalue().rstrip("\n")
 
 
@@ -187,6 +201,8 @@ def _step_head(step: Step) -> Text:
     if facts:
         text.append("  " + " · ".join(facts), style="dim")
     text.append(f"  {short_iri(step.node)}", style="dim cyan")
+    if step.orphan:
+        text.append(f"  [{ORPHAN}]", style="bold red")
     return text
 
 

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import json
 
-from ..advice import advise
-from ..model import Finding
+from ..ground.model import Finding
+from ..rules.advice import advise
 from .github import annotation
 from .text import finding_line
 
-LIVE_FORMATS = {
-    "text": "one line per finding, as tg-trace lint --format concise prints them",
-    "github": "GitHub Actions annotations",
-    "jsonl": "one JSON object per finding (file, line, rule, severity, message, focus, trace, ...)",
-}
-
 
 def line(finding: Finding, fmt: str, color: bool = False) -> str:
-    """One finding as one line of ``fmt`` (a key of :data:`LIVE_FORMATS`)."""
+    """One finding as one line of ``fmt``, a live format of the registry (tgtrace.formats)."""
     if fmt == "text":
         return finding_line(finding, color, advice=advise(finding))
     if fmt == "github":
@@ -26,4 +20,4 @@ def line(finding: Finding, fmt: str, color: bool = False) -> str:
     if fmt == "jsonl":
         # ensure_ascii: every byte of the input that reaches the line is escaped.
         return json.dumps(finding.to_dict(), ensure_ascii=True)
-    raise ValueError(f"unknown live format {fmt!r} (choose from {', '.join(LIVE_FORMATS)})")
+    raise ValueError(f"unknown live format {fmt!r}")

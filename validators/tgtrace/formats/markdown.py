@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..escaping import printable
-from ..model import Report, Severity
-from ..rulehelp import curie
+from ..ground.escaping import printable
+from ..ground.model import Report, Severity
 from ..rules import all_rules
-from ..settings import Output
-from .common import plural
+from ..rules.help import curie
+from ..run.settings import Output
+from .common import census, plural
 from .statistics import coverage_dict
 
 
@@ -32,7 +32,7 @@ def render(report: Report, output: Output | None = None) -> str:
     lines = [
         f"## {mark} tg-trace {verdict}",
         "",
-        f"{plural(summary['traces'], 'trace')} in {plural(summary['files'], 'file')}, "
+        f"{census(summary['files'], summary['traces'], summary['repeated_traces'])}, "
         f"{plural(summary['triples'], 'triple')}; {plural(summary['findings'], 'finding')} ({gate}).",
     ]
     if report.gate_off:

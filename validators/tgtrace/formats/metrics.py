@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import TgTraceError
-from ..model import Finding
+from ..ground.errors import TgTraceError
+from ..ground.model import Finding
 
 
 class MetricsError(TgTraceError, ValueError):

@@ -16,13 +16,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
-from ..advice import advise
-from ..escaping import printable
-from ..loaders.excerpt import excerpts
-from ..model import Finding, Report, Severity
-from ..rulehelp import explain_rule
+from ..ground.escaping import printable
+from ..ground.model import Finding, Report, Severity
+from ..inputs.excerpt import excerpts
 from ..rules import DOCS_BASE, Rule, all_rules
-from ..settings import Output
+from ..rules.advice import advise
+from ..rules.help import explain_rule
+from ..run.settings import Output
 from .common import relative_path, repository_root
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -121,7 +121,7 @@ def _result(finding: Finding, index: int, path: str | None, occurrence: int, tra
     text = f"{finding.message} ({finding.focus})"
     if advice is not None:
         # The value quoted, what the rule accepts instead, the fix and the rule's page.
-        text = " ".join([f"{advice.message} ({finding.focus}).", *(f"{n[0].upper()}{n[1:]}." for n in advice.notes),
+        text = " ".join([f"{advice.message} ({finding.focus}).", *advice.sentences,
                          advice.help])
     return {
         "ruleId": finding.rule,

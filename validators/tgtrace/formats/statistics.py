@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from ..coverage import Coverage, statistics
-from ..escaping import printable
-from ..model import Report
-from ..rulehelp import curie
+from ..ground.escaping import printable
+from ..ground.model import Report
+from ..rules.help import curie
+from ..run.coverage import Coverage, statistics
 from .common import plural
 
 

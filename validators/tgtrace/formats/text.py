@@ -7,12 +7,12 @@ from __future__ import annotations
 import unicodedata
 from itertools import groupby
 
-from ..advice import advise
-from ..escaping import printable
-from ..loaders.excerpt import excerpts
-from ..model import Report, Severity
-from ..settings import Output
-from .common import plural, shown_location, shown_path
+from ..ground.escaping import printable
+from ..ground.model import Report, Severity
+from ..inputs.excerpt import excerpts
+from ..rules.advice import advise
+from ..run.settings import Output
+from .common import census, plural, severities, shown_location, shown_path
 
 # An excerpt line longer than this is cut around the term at fault.
 EXCERPT_WIDTH = 100
@@ -41,17 +41,15 @@ def finding_line(finding, color: bool = False, root=None, advice=None) -> str:
 def summary_line(report: Report) -> str:
     counts = report.counts()
     if report.about:
-        parts = [plural(counts[name], name) if name != "info" else f"{counts[name]} info"
-                 for name in ("error", "warning", "info") if counts.get(name)]
-        return f"{report.about}: {', '.join(parts)}." if parts else f"{report.about}: all checks passed."
-    head = f"{plural(len(report.files), 'file')}, {plural(len(report.traces), 'trace')}, {plural(report.triples, 'triple')}"
+        said = severities(counts)
+        return f"{report.about}: {said}." if said else f"{report.about}: all checks passed."
+    head = f"{census(len(report.files), len(report.traces), report.repeated)}, {plural(report.triples, 'triple')}"
     if report.baselined:
         head += f" ({plural(report.baselined, 'known finding')} accepted by the baseline)"
-    if not report.findings:
+    if not report.findings and not report.not_shown:
         return f"{head}: all clean."
-    parts = [plural(counts[name], name) if name != "info" else f"{counts[name]} info"
-             for name in ("error", "warning", "info") if counts.get(name)]
-    return f"{head}: {', '.join(parts)}."
+    hidden = f" ({report.not_shown} below {report.shown_from} not shown)" if report.not_shown else ""
+    return f"{head}: {severities(counts)}{hidden}."
 
 
 def _cells(text: str) -> int:

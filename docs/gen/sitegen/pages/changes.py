@@ -9,8 +9,8 @@ from pathlib import Path
 
 import rdflib
 from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
-from tgtrace import resources
-from tgtrace.generations import release_key
+from tgtrace.ground import resources
+from tgtrace.tracemodel.generations import release_key
 
 from ..context import Context
 from ..traces import TG

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tgtrace.rulehelp import curie
+from tgtrace.rules.help import curie, to_turtle
 
 from .. import diagrams
 from ..constraints import PropertyUse
 from ..context import Context, SiteError, cell, rel_html
 from ..ontology import ClassInfo, local_name
 from ..patterns import PATTERNS
-from ..traces import DERIVED, Trace, to_turtle
+from ..traces import DERIVED, Trace
 
 INDEX = "classes/index.md"
 # A longer sh:pattern does not fit a table cell; the page lists it under the table.

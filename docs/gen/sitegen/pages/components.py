@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tgtrace.api import supported_components
-from tgtrace.namespaces import SH
+from tgtrace.ground.namespaces import SH
 from tgtrace.rules import all_rules, model
-from tgtrace.shapes import CORE_COMPONENTS, Component, Shape
+from tgtrace.shacl.shapes import CORE_COMPONENTS, Component, Shape
 
 from ..context import Context, SiteError
 

@@ -2,7 +2,7 @@
 `show` as a picture of the terminal, the HTML report of a few examples (a file of the site,
 shown in the page), and the home page's overview of the five patterns' chains.
 
-Each is made by the package's own code (``tgtrace.traceviews``, ``tgtrace.formats``), so the
+Each is made by the package's own code (``tgtrace.views.traces``, ``tgtrace.formats``), so the
 pictures cannot drift from what the commands print.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from tgtrace import traceviews
 from tgtrace.api import lint
 from tgtrace.formats import diagram, listshow, render
+from tgtrace.views import traces as traceviews
 
 from ..context import DIAGRAM_MARK, Context, SiteError, rel_html
 from ..patterns import PATTERNS

@@ -1,17 +1,20 @@
-"""The namespaces page and the files it offers for download (the ontology in four syntaxes, the shapes)."""
+"""The namespaces page and the files it offers for download (the ontology in four syntaxes, the shapes,
+the shapes bundle and the expanded bundle)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tgtrace import bundle, resources
-from tgtrace.rulehelp import PREFIXES
+from tgtrace.ground import resources
+from tgtrace.rules import bundle
+from tgtrace.rules.help import PREFIXES, TURTLE_PREFIXES
 
 from ..context import Context
-from ..traces import TG, TURTLE_PREFIXES
+from ..traces import TG
 
 SRC = "namespaces.md"
 SYNTAXES = {".ttl": "Turtle", ".nt": "N-Triples", ".rdf": "RDF/XML", ".jsonld": "JSON-LD"}
+BUNDLES = {bundle.BUNDLE_NAME, bundle.EXPANDED_NAME}
 
 
 def downloads() -> dict[str, bytes]:
@@ -24,6 +27,7 @@ def downloads() -> dict[str, bytes]:
     for path in resources.shapes_paths():
         files[f"downloads/shapes/{path.name}"] = path.read_bytes()
     files[f"downloads/{bundle.BUNDLE_NAME}"] = bundle.bundle_turtle()
+    files[f"downloads/{bundle.EXPANDED_NAME}"] = bundle.expanded_turtle()
     return files
 
 
@@ -39,8 +43,9 @@ def pages(context: Context, files: dict[str, bytes]) -> dict[str, str]:
             counts=(len(vocab.classes), len(vocab.predicates), len(vocab.datatypes), len(vocab.individuals)),
             prefixes={**TURTLE_PREFIXES, **PREFIXES},
             ontology=[(p, n, SYNTAXES[Path(p).suffix], size) for p, n, size in listed
-                      if p.startswith("downloads/trustgraph") and n != bundle.BUNDLE_NAME],
+                      if p.startswith("downloads/trustgraph") and n not in BUNDLES],
             bundle=[(p, n, size) for p, n, size in listed if n == bundle.BUNDLE_NAME],
+            expanded=[(p, n, size) for p, n, size in listed if n == bundle.EXPANDED_NAME],
             shapes=[(p, n, size) for p, n, size in listed if p.startswith("downloads/shapes/")],
         )
     }

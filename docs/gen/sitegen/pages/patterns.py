@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+from tgtrace.rules.help import to_turtle
+
 from .. import diagrams
 from ..context import Context, SiteError, rel_html
 from ..patterns import PATTERNS, Pattern, candidates
-from ..traces import TG, Trace, first_explain_event, to_turtle
+from ..traces import TG, Trace, first_explain_event
 
 INDEX = "patterns/index.md"
 

@@ -1,4 +1,4 @@
-"""The page "Trace models by release": the generations tgtrace.generations names, how the
+"""The page "Trace models by release": the generations tgtrace.tracemodel.generations names, how the
 linter dates the examples of each release, and each pattern's chain in every generation side
 by side, drawn from examples/releases/."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tgtrace.generations import GENERATIONS, infer, release_key
-from tgtrace.loaders import load
+from tgtrace.inputs.loaders import load
+from tgtrace.tracemodel.generations import GENERATIONS, infer, release_key
 
 from .. import diagrams
 from ..context import Context, SiteError, rel_html

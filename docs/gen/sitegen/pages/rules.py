@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from tgtrace import resources
-from tgtrace.rulehelp import explain_rule
+from tgtrace.ground import resources
 from tgtrace.rules import all_rules, families
+from tgtrace.rules.help import explain_rule
 
 from .. import faults
 from ..context import Context
@@ -33,7 +33,7 @@ def check(context: Context) -> list[str]:
 
 
 def explain_body(rule) -> list[str]:
-    """The rule's explanation from ``tgtrace.rulehelp``, as part of a longer page.
+    """The rule's explanation from ``tgtrace.rules.help``, as part of a longer page.
 
     The title, the short example and the documentation link are left out: the
     entry has its own heading, a fuller example, and is the documentation.
@@ -88,12 +88,13 @@ def pages(context: Context, lint=None, render=None) -> dict[str, str]:
         sections.append((name, family, members))
         for rule in members:
             src = rule_src(rule.code)
-            example = None
-            if rule.fault is not None:
-                example = faults.build_example(rule, context.examples_dir, lint=lint, render=render)
+            examples = [faults.build_example(rule, context.examples_dir, lint=lint, render=render, fault=fault)
+                        for fault in rule.faults]
             # On its own page a rule's sections are the page's own: level 2.
             body = re.sub(r"(?m)^#### ", "## ", rule_body(context, rule, src))
-            out[src] = context.render("rule.md.j2", src, rule=rule, body=body, example=example)
+            out[src] = context.render("rule.md.j2", src, rule=rule, body=body,
+                                      example=examples[0] if examples else None, further=examples[1:],
+                                      family_description=family.description)
     out[SRC] = context.render("rules-index.md.j2", SRC, rules=rules.values(), sections=sections,
                               shapes_files=[path.name for path in resources.shapes_paths()])
     return out

@@ -1,0 +1,295 @@
+"""What every loader produces: an Input, and how it finds the lines of its triples.
+
+An :class:`Input` is a name for reports, a way to iterate its quads, and a
+:class:`~tgtrace.ground.locations.Locator` the trace graph carries so that a finding's
+line is found without going back to the loader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+
+from ..ground.errors import TgTraceError
+from ..ground.escaping import message, printable
+from ..ground.graph import TraceGraph
+from ..ground.locations import KnownLines, Locator, syntax_message
+from ..tracemodel.traces import TRUSTGRAPH
+
+RDF_FORMATS = {
+    "nquads": ox.RdfFormat.N_QUADS,
+    "ntriples": ox.RdfFormat.N_TRIPLES,
+    "turtle": ox.RdfFormat.TURTLE,
+    "trig": ox.RdfFormat.TRIG,
+    "jsonld": ox.RdfFormat.JSON_LD,
+    "rdfxml": ox.RdfFormat.RDF_XML,
+}
+LINE_FORMATS = {"nquads", "ntriples"}
+FORMAT_NAMES = {"nquads": "N-Quads", "ntriples": "N-Triples", "turtle": "Turtle", "trig": "TriG", "jsonld": "JSON-LD",
+                "rdfxml": "RDF/XML", "wire": "TrustGraph wire JSON", "jsonl": "explain stream (JSONL)",
+                "objects": "Python objects", "frames": "TrustGraph export frames (JSONL)",
+                "envelopes": "TrustGraph socket response envelopes (JSONL)",
+                "triples": "TrustGraph triples query output (JSONL)", "dump": "tg-dump-msgpack output (JSONL)",
+                "kgcore": "TrustGraph knowledge core (msgpack)", "tgx": "TrustGraph workspace export (.tgx)"}
+
+
+class InputError(TgTraceError):
+    """Unreadable input: one line naming the file, the line and what is wrong. The name and the
+    problem (a parser's message quotes the input) are escaped and bounded here, once."""
+
+    def __init__(self, name: str, line: int | None, problem: str):
+        self.name, self.line, self.problem = name, line, problem
+        where = f"{printable(name)}:{line}" if line else printable(name)
+        super().__init__(f"{where}: {message(problem)}")
+
+    def __reduce__(self):
+        # Raised in -j worker processes: it must cross back to the parent intact.
+        return (InputError, (self.name, self.line, self.problem))
+
+
+def no_triples(name: str, fmt: str) -> InputError:
+    """The error of an input from which no triple was read."""
+    return InputError(name, None, f"holds no triples ({FORMAT_NAMES.get(fmt, fmt)} read)")
+
+
+@dataclass
+class Input:
+    """One input ready to lint."""
+
+    name: str
+    format: str
+    _quads: Callable[[], Iterator[ox.Quad]]
+    # Lines of triples, known up front for formats parsed here (wire JSON).
+    _lines: dict[tuple, int | None] | None = None
+    text: bytes | None = None
+    path: Path | None = None
+    size: int = 0
+    extra: dict = field(default_factory=dict)
+    # Called with the number of bytes read so far, where the format is streamed from disk.
+    progress: Callable[[int], None] | None = None
+    # For explain streams: the events, one (line, quads) at a time, so traces can be linted as they end.
+    events: Callable[[], Iterator[tuple[int, list]]] | None = None
+    # What the format lost on the way out of TrustGraph (a losses.Loss), when it is known to lose anything.
+    loss: Any = None
+    # The locator of a format that finds its own places (a member inside an archive).
+    custom_locator: Callable[[], Locator] | None = None
+    # Opens the input's text, where it is not the file's bytes (a compressed file's, decompressed).
+    opener: Callable[..., Any] | None = None
+
+    def quads(self) -> Iterator[ox.Quad]:
+        """The quads; iterate them inside ``with input.reading():`` to get InputError for bad input."""
+        return self._quads()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Turns the parser's errors into an InputError naming this input (and the line)."""
+        try:
+            yield
+        except SyntaxError as exc:
+            raise InputError(self.name, exc.lineno, syntax_message(exc)) from None
+        except (ValueError, OSError) as exc:
+            raise InputError(self.name, None, str(exc) or type(exc).__name__) from None
+        except MemoryError:
+            # pyoxigraph's parsers stop at a token (a literal, an IRI) longer than their buffer.
+            raise InputError(self.name, None, "a single token (literal or IRI) is too long to parse "
+                                              "(pyoxigraph reads at most 16 MiB per token)") from None
+        except RecursionError:
+            raise InputError(self.name, None, "nested too deeply to parse") from None
+
+    def graph(self) -> TraceGraph:
+        """The input as a trace graph, carrying what it takes to find a triple's line."""
+        graph = TraceGraph(self.name, self.locator(), TRUSTGRAPH)
+        with self.reading():
+            graph.add_quads(self.quads())
+        if not graph.statements:
+            # A gate that passes an empty capture (or the error page saved in its place) is worse than none.
+            raise self.no_triples()
+        return graph
+
+    def no_triples(self) -> InputError:
+        return no_triples(self.name, self.format)
+
+    def locator(self) -> Locator:
+        if self.custom_locator is not None:
+            return self.custom_locator()
+        if self._lines is not None:
+            return KnownLines(self._lines)
+        if self.format in LINE_FORMATS:
+            return _LineLocator(self.text, self.path, self.format, self.opener)
+        return _SubjectTextLocator(self.text, self.path, self.opener)
+
+
+class _LineLocator(Locator):
+    """N-Quads and N-Triples: one statement on each line (usually), subject first.
+
+    Called only for triples that findings name, so a clean run never pays for
+    line bookkeeping. When every line holds one statement, the statement
+    numbers the graph recorded for the runs of each subject are lines, and
+    only the runs of the subjects named are read again; otherwise the file is
+    scanned line by line (never held whole).
+    """
+
+    def __init__(self, text: bytes | None, path: Path | None, fmt: str, opener: Callable[..., Any] | None = None):
+        self.text, self.path, self.format, self.opener = text, path, fmt, opener
+
+    def _open(self):
+        return self.opener() if self.opener is not None else open(self.path, "rb")  # type: ignore[arg-type]  # a path or an opener is given
+
+    def lines(self, wanted, runs, statements):
+        if not runs:
+            pass  # no statement numbers recorded (a part read whole elsewhere): the lines are scanned
+        elif self.text is None and (self.path is not None or self.opener is not None):
+            # One pass over the file: the runs named are read on the way, the lines after the
+            # last of them only counted.
+            with self._open() as handle:
+                found, read = self._in_runs(wanted, runs, handle)
+                if read is not None and read + _lines_left(handle) == statements:
+                    return found
+        elif self._line_count() == statements:
+            with self._line_iterator() as lines:
+                return self._in_runs(wanted, runs, lines)[0]
+        with self._line_iterator() as lines:
+            return _locate_line_based(lines, wanted, self.format)
+
+    def _line_count(self) -> int | None:
+        """Lines of the input, the last one counted even without a newline."""
+        if self.text is not None:
+            data = self.text
+            return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        if self.path is None and self.opener is None:
+            return None
+        with self._open() as handle:
+            return _lines_left(handle)
+
+    @contextmanager
+    def _line_iterator(self):
+        """The input's lines, from a file object when on disk so that skipping lines runs in C."""
+        if self.text is not None:
+            yield iter(self.text.split(b"\n"))
+        elif self.path is not None or self.opener is not None:
+            with self._open() as handle:
+                yield handle
+        else:
+            yield iter(())
+
+    def _in_runs(self, wanted: set[tuple], runs: dict, lines) -> tuple[dict[tuple, int], int | None]:
+        """A subject's line is the first of its first run; a triple's is found by reading its
+        subject's runs from ``lines``. Also returns how many lines were read (None when the
+        input ended before a run: its statement numbers are not lines)."""
+        found: dict[tuple, int] = {}
+        exact: dict = {}
+        for key in wanted:
+            starts = runs.get(key[0])
+            if not starts:
+                continue
+            found[(key[0], None, None)] = min(starts)
+            if key[1] is not None:
+                exact.setdefault(key[0], set()).add(key)
+        if not exact:
+            return found, 0
+        rdf_format = RDF_FORMATS[self.format]
+        number, raw = 0, None  # the last line read, and its number
+        for start, subject in sorted(((n, s) for s in exact for n in runs[s]), key=lambda run: run[0]):
+            keys = exact[subject]
+            if start < number:
+                continue  # a guard: runs of different subjects never overlap
+            if start > number:
+                raw = next(islice(lines, start - number - 1, None), None)
+                number = start
+                if raw is None:
+                    return found, None
+            head = _ntriples_token(subject).encode() + b" "
+            while raw is not None and raw.startswith(head):
+                try:
+                    quad = next(iter(ox.parse(raw, format=rdf_format)))
+                except (SyntaxError, StopIteration, ValueError):
+                    quad = None
+                if quad is not None:
+                    triple = (quad.subject, quad.predicate, quad.object)
+                    if triple in keys and triple not in found:
+                        found[triple] = number
+                raw = next(lines, None)
+                number += 1
+        return found, (number if raw is not None else number - 1)
+
+
+def _lines_left(handle) -> int:
+    """The lines from a binary file's position to its end, the last counted even without a newline."""
+    count, last = 0, b"\n"
+    while chunk := handle.read(1 << 20):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (0 if last == b"\n" else 1)
+
+
+class _SubjectTextLocator(Locator):
+    """Turtle, TriG, JSON-LD and RDF/XML can spread a triple over many lines and abbreviate
+    IRIs; the first line that spells the subject out is close enough."""
+
+    def __init__(self, text: bytes | None, path: Path | None, opener: Callable[..., Any] | None = None):
+        self.text, self.path, self.opener = text, path, opener
+
+    def lines(self, wanted, runs, statements):
+        if self.text is None and self.opener is not None:
+            with self.opener() as handle:
+                data = handle.read()
+        else:
+            data = self.text if self.text is not None else (self.path.read_bytes() if self.path is not None else None)
+        if data is None:
+            return {}
+        return _locate_by_subject_text(data, wanted)
+
+
+def _locate_line_based(lines: Iterable[bytes], wanted: set[tuple], fmt: str) -> dict[tuple, int]:
+    """Lines of wanted triples, and of each (subject, None, None): the subject's first line."""
+    tokens: dict[bytes, list[tuple]] = {}
+    for key in wanted:
+        tokens.setdefault(_ntriples_token(key[0]).encode(), []).append(key)
+    exact = {key for key in wanted if key[1] is not None}
+    found: dict[tuple, int] = {}
+    rdf_format = RDF_FORMATS[fmt]
+    for number, raw in enumerate(lines, start=1):
+        # N-Quads and N-Triples put one statement on a line, subject first.
+        head = raw.split(None, 1)
+        keys = tokens.get(head[0]) if head else None
+        if not keys:
+            continue
+        subject_key = (keys[0][0], None, None)
+        if subject_key not in found:
+            found[subject_key] = number
+        if exact.isdisjoint(keys):
+            continue
+        try:
+            quad = next(iter(ox.parse(raw, format=rdf_format)))
+        except (SyntaxError, StopIteration, ValueError):
+            continue
+        triple = (quad.subject, quad.predicate, quad.object)
+        if triple in exact and triple not in found:
+            found[triple] = number
+    return found
+
+
+def _ntriples_token(term) -> str:
+    if isinstance(term, ox.NamedNode):
+        return f"<{term.value}>"
+    return str(term)
+
+
+def _locate_by_subject_text(data: bytes, wanted: set[tuple]) -> dict[tuple, int]:
+    # Turtle, TriG, JSON-LD and RDF/XML can spread a triple over many lines and
+    # abbreviate IRIs; the first line that spells the subject out is close enough.
+    text = data.decode("utf-8", "replace")
+    found = {}
+    for key in wanted:
+        subject = key[0]
+        needle = subject.value if isinstance(subject, ox.NamedNode) else str(subject)
+        pos = text.find(needle)
+        if pos >= 0:
+            found[key] = text.count("\n", 0, pos) + 1
+    return found

@@ -1,0 +1,126 @@
+"""The source excerpt of a finding: the input line that holds its triple, and where on that line
+the term at fault is written (an N-Quads token, or a string of the wire JSON).
+
+Read after the run, from the files the findings name: each file once, up to the last line asked
+for, so the cost is one pass over the files that have findings. A compressed file's lines are
+its decompressed text's, as its findings' lines are. Input that was not a file (standard input,
+Python objects) has no excerpt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .base import InputError
+from .compressed import binary_kind, compression_of, open_expanded
+
+# Names a loader gives input that did not come from a file.
+_NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}
+
+
+# A triple of pretty-printed wire JSON spans up to 16 lines from the one a finding names (indented by 2): the term
+# at fault is looked for this many lines on.
+SPAN = 20
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """Source lines from the finding's line to the one that holds the term at fault, and the span
+    [start, end) of the term on the last of them."""
+
+    lines: tuple[tuple[int, str], ...]
+    start: int
+    end: int
+
+
+def _ntriples_literal(value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return f'"{escaped}"'
+
+
+def _written_forms(term: str) -> list[str]:
+    """How a term (an IRI or a literal's text, as findings name them) may be written on a line:
+    an N-Quads IRI or literal, a JSON string (escaped as Python's json or as TrustGraph writes it),
+    then the bare text."""
+    forms = [f"<{term}>", _ntriples_literal(term), json.dumps(term), json.dumps(term, ensure_ascii=False), term]
+    return list(dict.fromkeys(f for f in forms if f))
+
+
+@contextmanager
+def _text_of(file: str):
+    """The file's text as a binary file object (a compressed file's decompressed), or None when it
+    is not text (a knowledge core's msgpack, an archive): its "lines" are records or members, with
+    nothing to show."""
+    with open(file, "rb") as handle:
+        kind = compression_of(handle.read(8))
+        handle.seek(0)
+        stream = open_expanded(file, kind, Path(file)) if kind is not None else handle
+        with stream:
+            head = stream.peek(8192)[:8192] if kind is not None else handle.read(8192)
+            if kind is None:
+                handle.seek(0)
+            yield None if binary_kind(head) else stream
+
+
+def source_lines(wanted: Iterable[tuple[str | None, int | None]], span: int = 1) -> dict[tuple[str, int], str]:
+    """The text of each (file, line) asked for, and of the ``span - 1`` lines after it, that can
+    be read; each file read once."""
+    by_file: dict[str, set[int]] = {}
+    for file, line in wanted:
+        if file not in _NOT_A_FILE and line:
+            by_file.setdefault(str(file), set()).update(range(int(line), int(line) + span))
+    found: dict[tuple[str, int], str] = {}
+    for file, lines in by_file.items():
+        if not os.path.isfile(file):
+            continue
+        last = max(lines)
+        try:
+            with _text_of(file) as handle:
+                for number, raw in enumerate(handle or (), start=1):
+                    if number in lines:
+                        found[(file, number)] = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                    if number >= last:
+                        break
+        except (OSError, InputError):
+            continue  # gone, unreadable or damaged since the run: the finding is shown without its excerpt
+    return found
+
+
+def excerpts(findings) -> dict:
+    """Each finding (with a file and line) -> its :class:`Excerpt`, the term at fault located:
+    its value, else its predicate, else its focus (the focus alone when the value is missing; a
+    node-level rule names the focus as its value, and then the predicate is the term at fault)."""
+    findings = [f for f in findings if f.line]
+    lines = source_lines(((f.file, f.line) for f in findings), SPAN)
+    out = {}
+    for finding in findings:
+        file, first = str(finding.file), int(finding.line)
+        if (file, first) not in lines:
+            continue
+        value = finding.value if finding.value != finding.focus else None
+        # A value that describes the fault (an invalid term) quotes the term as it was written.
+        quoted = re.findall(r'"((?:[^"\\]|\\.)+)"', value or "")
+        # A value that is missing is missing from the focus: the focus is marked.
+        terms = (value, *quoted, finding.path, finding.focus) if finding.value is not None else (finding.focus,)
+        shown = []
+        for number in range(first, first + SPAN):
+            text = lines.get((file, number))
+            if text is None:
+                break
+            shown.append((number, text))
+        # The best term found on any of the lines (the value before the predicate before the
+        # focus), each first as a whole token (<iri>, "text"), its bare text last.
+        hit = next(((index, start, start + len(form)) for term in terms if term for form in _written_forms(term)
+                    for index, (_, text) in enumerate(shown) if (start := text.find(form)) != -1), None)
+        if hit is not None:
+            index, start, end = hit
+            out[finding] = Excerpt(tuple(shown[:index + 1]), start, end)
+        # A line that does not spell the term (Turtle's prefixed names) is not shown: it would
+        # point at the wrong place.
+    return out

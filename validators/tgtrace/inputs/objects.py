@@ -1,0 +1,101 @@
+"""Python objects an emitter's own tests hold: rdflib graphs, wire dicts, TrustGraph Triples."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyoxigraph as ox
+import rdflib
+
+from ..ground.graph import from_rdflib
+from .base import Input, InputError
+from .wire import WireError, events_to_quads, triple_to_quads
+
+
+def from_object(source: Any) -> Input:
+    try:
+        quads = _quads(source)
+    except WireError as exc:
+        raise InputError("<objects>", None, exc.problem) from None
+    return Input(_name(source), "objects", lambda: iter(quads))
+
+
+def _name(source: Any) -> str:
+    if _is_rdflib(source):
+        return f"<{type(source).__name__}>"
+    return "<objects>"
+
+
+def _quads(source: Any) -> list[ox.Quad]:
+    if _is_rdflib(source):
+        return _from_rdflib(source)
+    items = list(source)
+    if not items:
+        return []
+    first = items[0]
+    if isinstance(first, ox.Quad):
+        return items
+    if isinstance(first, dict):
+        convert = (lambda item: events_to_quads([item])) if "explain_triples" in first else triple_to_quads
+    elif hasattr(first, "s") and hasattr(first, "p") and hasattr(first, "o"):
+        convert = lambda item: triple_to_quads(_wire_triple(item))  # noqa: E731
+    else:
+        raise WireError(None, f"cannot lint a list of {type(first).__name__}")
+    quads = []
+    for index, item in enumerate(items):
+        try:
+            quads.extend(convert(item))
+        except WireError as exc:
+            # An emitter's test names the item by its index and shows it, as pytest would.
+            raise WireError(None, f"item [{index}] {_shown(item)}: {exc.problem}") from None
+    return quads
+
+
+def _shown(item: Any) -> str:
+    text = repr(item)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _wire_triple(triple: Any) -> dict:
+    """A duck-typed TrustGraph Triple (``.s .p .o`` terms, ``.g``) as a wire triple, so both
+    are read by one term reader."""
+    if isinstance(triple, dict):
+        return triple
+    out = {"s": _wire_term(triple.s), "p": _wire_term(triple.p), "o": _wire_term(triple.o)}
+    graph = getattr(triple, "g", None)
+    if graph:
+        out["g"] = graph
+    return out
+
+
+def _wire_term(term: Any) -> dict:
+    # A TrustGraph Term: type "i" (iri), "b" (id), "l" (value, language, datatype) or "t" (triple).
+    kind = getattr(term, "type", None)
+    if kind == "i":
+        return {"t": "i", "i": getattr(term, "iri", None)}
+    if kind == "b":
+        return {"t": "b", "d": getattr(term, "id", "") or ""}
+    if kind == "l":
+        return {"t": "l", "v": getattr(term, "value", None), "ln": getattr(term, "language", "") or "",
+                "dt": getattr(term, "datatype", "") or ""}
+    if kind == "t":
+        return {"t": "t", "tr": _wire_triple(term.triple)}
+    raise WireError(None, f"unknown TrustGraph term type {kind!r} in {_shown(term)}")
+
+
+def _is_rdflib(source: Any) -> bool:
+    return type(source).__module__.startswith("rdflib")
+
+
+def _from_rdflib(graph) -> list[ox.Quad]:
+    quads = []
+    if isinstance(graph, (rdflib.Dataset, rdflib.ConjunctiveGraph)):
+        for s, p, o, g in graph.quads((None, None, None, None)):
+            name = getattr(g, "identifier", g)
+            default = name is None or name == rdflib.graph.DATASET_DEFAULT_GRAPH_ID or isinstance(name, rdflib.BNode)
+            quads.append(ox.Quad(from_rdflib(s), from_rdflib(p), from_rdflib(o),
+                                 ox.DefaultGraph() if default else ox.NamedNode(str(name))))
+    else:
+        for s, p, o in graph:
+            quads.append(ox.Quad(from_rdflib(s), from_rdflib(p), from_rdflib(o)))
+    return quads

@@ -1,0 +1,281 @@
+"""The project's own constraint components and target types (declared as SHACL-SPARQL in
+shapes/components.ttl, whose SPARQL the reference engine runs), registered beside SHACL Core's.
+
+They carry TrustGraph's semantics (answers, trace models, termination reasons, what its reader
+returns) into the generic engine, which knows them only as components. No component names a
+rule: rules are shapes that use these components with parameters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+
+import pyoxigraph as ox
+
+from ..ground.graph import DERIVED, TraceGraph, is_iri
+from ..ground.namespaces import TG, TGL
+from ..shacl.component import TARGET_NODES, TARGET_TYPES, component, param, per_value, true
+from ..tracemodel.generations import infer
+from ..tracemodel.reader import reader_missed
+from ..tracemodel.traces import (
+    answer_pattern,
+    goals_unanswered,
+    is_root_question,
+    leaves,
+    loop_never_ran,
+    plan_unfinished,
+    stops_short,
+    terminal_answers,
+    text_of,
+)
+from ..tracemodel.vocabulary import permitted_reasons, termination_reasons
+
+_Literal = ox.Literal
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # Python reads NaN and Infinity; RFC 8259 does not
+
+
+def is_json(text: str) -> bool:
+    try:
+        json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+@component("AcyclicDerivationConstraintComponent", "acyclicDerivation", namespace=TGL, own_values=True,
+           candidates=lambda graph, params: graph.on_cycles())
+def _acyclic(ctx, shape, focus, values, params):
+    if true(param(params, "acyclicDerivation", TGL)) and focus in ctx.graph.on_cycles():
+        yield focus, None
+
+
+@per_value("JSONTextConstraintComponent", "jsonText", namespace=TGL)
+def _json_text(ctx, params):
+    if not true(param(params, "jsonText", TGL)):
+        return lambda graph, v: True
+    return lambda graph, v: type(v) is _Literal and is_json(v.value)
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _number(value) -> int | None:
+    # SPARQL's xsd:integer(STR(?n)): an optional sign and digits.
+    if type(value) is _Literal and _INTEGER.fullmatch(value.value):
+        return int(value.value)
+    return None
+
+
+def _nearest_analyses(graph: TraceGraph, node) -> list:
+    """The Analyses above node with no other Analysis between (the SPARQL's ?previous).
+
+    Walking up stops at each Analysis, so a long ReAct loop costs one step per iteration; only
+    when more than one Analysis is met first (branches) is each checked against the others."""
+    analysis = TG + "Analysis"
+    first: list = []
+    seen: set = set()
+    stack = list(graph.values(node, DERIVED))
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if analysis in graph.types_of(current):
+            first.append(current)
+        else:
+            stack.extend(graph.values(current, DERIVED))
+    cyclic = graph.on_cycles()
+    if cyclic and any(a in cyclic for a in first):
+        # An Analysis on a cycle lies between the node and itself, so it is no one's nearest; and
+        # the Analyses past it may be: judged over every Analysis above, as the SPARQL does.
+        first = [a for a in graph.ancestors(node) if analysis in graph.types_of(a)]
+        return [a for a in first if not any(a in graph.ancestors(b) for b in first)]
+    if len(first) < 2:
+        return first
+    return [a for a in first if not any(b != a and a in graph.ancestors(b) for b in first)]
+
+
+@component("IterationOrderConstraintComponent", "iterationOrder", namespace=TGL, own_values=True)
+def _iteration_order(ctx, shape, focus, values, params):
+    # The out-of-order sources are the path's values (what the focus derives from directly),
+    # found from the graph.
+    if not true(param(params, "iterationOrder", TGL)):
+        return
+    graph = ctx.graph
+    analysis = TG + "Analysis"
+    steps = [n for n in map(_number, graph.values(focus, TG + "stepNumber")) if n is not None]
+    for value in graph.values(focus, DERIVED):
+        kinds = graph.types_of(value)
+        branching = any(other != focus and analysis in graph.types_of(other) for other in graph.children(value))
+        wrong_start = any(n != 1 for n in steps) and (TG + "Question" in kinds or TG + "PatternDecision" in kinds)
+        wrong_previous = False
+        if steps and TG + "Observation" in kinds:
+            for previous in _nearest_analyses(graph, value):
+                for m in map(_number, graph.values(previous, TG + "stepNumber")):
+                    if m is not None and any(m != n - 1 for n in steps):
+                        wrong_previous = True
+        if branching or wrong_start or wrong_previous:
+            yield value, None
+
+
+def _iri_order(node) -> str:
+    return node if type(node) is str else str(node)
+
+
+def _root_questions(graph: TraceGraph) -> list:
+    """The Questions that derive from no Question (computed once per graph)."""
+    return graph.fact("root questions", lambda graph: [q for q in graph.heads if is_root_question(graph, q)])
+
+
+# The three components below judge a root Question by a whole-trace fact. Their candidates are
+# the roots that fail, found once per graph, so the other Questions cost nothing per node.
+
+TARGET_NODES[TGL + "RootQuestionTarget"] = lambda graph, params: _root_questions(graph)
+
+
+def _several_answers(graph: TraceGraph, params) -> set:
+    if not true(param(params, "singleTerminalAnswer", TGL)):
+        return set()
+    return graph.fact("roots with several answers",
+                      lambda graph: {q for q in _root_questions(graph) if len(terminal_answers(graph, q)) > 1})
+
+
+@component("SingleTerminalAnswerConstraintComponent", "singleTerminalAnswer", namespace=TGL,
+           own_values=True, candidates=_several_answers)
+def _single_terminal_answer(ctx, shape, focus, values, params):
+    # The terminal answers are among the path's values (the focus's descendants).
+    if true(param(params, "singleTerminalAnswer", TGL)) and is_root_question(ctx.graph, focus):
+        for answer in sorted(terminal_answers(ctx.graph, focus), key=_iri_order)[1:]:
+            yield answer, None
+
+
+def _unanswered(graph: TraceGraph, params) -> set:
+    if not true(param(params, "terminalAnswerRequired", TGL)):
+        return set()
+    return graph.fact("roots without an answer",
+                      lambda graph: {q for q in _root_questions(graph) if not terminal_answers(graph, q)})
+
+
+@component("TerminalAnswerRequiredConstraintComponent", "terminalAnswerRequired", namespace=TGL,
+           own_values=True, candidates=_unanswered)
+def _terminal_answer_required(ctx, shape, focus, values, params):
+    if true(param(params, "terminalAnswerRequired", TGL)) and is_root_question(ctx.graph, focus) \
+            and not terminal_answers(ctx.graph, focus):
+        yield focus, None
+
+
+def _contradictory(graph: TraceGraph, params) -> set:
+    if not true(param(params, "consistentTraceModel", TGL)):
+        return set()
+    def compute(graph):
+        models = infer(graph)
+        return {q for q in _root_questions(graph) if (model := models.get(q)) is not None and model.contradictory}
+    return graph.fact("roots of contradictory models", compute)
+
+
+@component("ConsistentTraceModelConstraintComponent", "consistentTraceModel", namespace=TGL,
+           own_values=True, candidates=_contradictory)
+def _consistent_trace_model(ctx, shape, focus, values, params):
+    if true(param(params, "consistentTraceModel", TGL)) and is_root_question(ctx.graph, focus):
+        inference = infer(ctx.graph).get(focus)
+        if inference is not None and inference.contradictory:
+            yield focus, None
+
+
+@component("PermittedTerminationConstraintComponent", "permittedByPattern", namespace=TGL)
+def _permitted_termination(ctx, shape, focus, values, params):
+    # The ontology's tg:permitsTerminationReason; tg-trace check verifies the SPARQL agrees.
+    if not true(param(params, "permittedByPattern", TGL)):
+        return
+    allowed = permitted_reasons().get(answer_pattern(ctx.graph, focus), ())  # type: ignore[arg-type]  # None: none permitted
+    known = termination_reasons()
+    for value in values:
+        text = value.value if type(value) is _Literal else (value if is_iri(value) else None)
+        if text in known and text not in allowed:
+            yield value, None
+
+
+def _leaves(graph: TraceGraph, params) -> set:
+    return leaves(graph) if true(param(params, "chainContinues", TGL)) else set()
+
+
+@component("ChainContinuesConstraintComponent", "chainContinues", namespace=TGL, own_values=True,
+           candidates=_leaves)
+def _chain_continues(ctx, shape, focus, values, params):
+    # The leaves are found once per graph; only a targeted leaf is judged (tgtrace.tracemodel.traces).
+    if true(param(params, "chainContinues", TGL)) and focus in leaves(ctx.graph) and stops_short(ctx.graph, focus):
+        yield focus, None
+
+
+_CLAIMS = {"plan-complete": plan_unfinished, "subagents-complete": goals_unanswered,
+           "max-iterations": loop_never_ran}
+
+
+@component("ReasonMatchesChainConstraintComponent", "reasonMatchesChain", namespace=TGL)
+def _reason_matches_chain(ctx, shape, focus, values, params):
+    # What plan-complete and subagents-complete claim, as the chain shows it (tgtrace.tracemodel.traces).
+    if not true(param(params, "reasonMatchesChain", TGL)):
+        return
+    for value in values:
+        denied = _CLAIMS.get(text_of(value))  # type: ignore[arg-type]
+        if denied is not None and denied(ctx.graph, focus):
+            yield value, None
+
+
+@component("ValueLinksFocusConstraintComponent", "valueLinksFocusBy", namespace=TGL)
+def _value_links_focus(ctx, shape, focus, values, params):
+    # A value the input describes (asserted types) links the focus with the predicate; one it does
+    # not describe is a dangling link, another rule's.
+    predicate = str(param(params, "valueLinksFocusBy", TGL))
+    graph = ctx.graph
+    for value in values:
+        if graph.types_of(value) and focus not in graph.values(value, predicate):
+            yield value, None
+
+
+@cache
+def _listed(text: str) -> frozenset[str]:
+    """A parameter that lists IRIs separated by spaces (SPARQL cannot read a list of the shapes graph)."""
+    return frozenset(text.split())
+
+
+@component("DeclaredPredicatesConstraintComponent", "declaredPredicatesIn", "declaredPredicates", namespace=TGL,
+           static=True)
+def _declared_predicates(ctx, shape, focus, predicates, params):
+    namespace = str(param(params, "declaredPredicatesIn", TGL))
+    declared = _listed(str(param(params, "declaredPredicates", TGL)))
+    for predicate in predicates:
+        if predicate.startswith(namespace) and predicate not in declared:
+            yield focus, predicate
+
+
+@component("NotDeprecatedConstraintComponent", "notDeprecatedIn", "deprecatedPredicates", namespace=TGL, static=True)
+def _not_deprecated(ctx, shape, focus, predicates, params):
+    namespace = str(param(params, "notDeprecatedIn", TGL))
+    deprecated = _listed(str(param(params, "deprecatedPredicates", TGL)))
+    for predicate in predicates:
+        if predicate.startswith(namespace) and predicate in deprecated:
+            yield focus, predicate
+
+
+def _term_users(graph: TraceGraph, types, predicates, params) -> bool:
+    return any(p.startswith(TG) for p in predicates)
+
+
+TARGET_TYPES[TGL + "TermUsersTarget"] = _term_users
+
+
+def _unread(graph: TraceGraph, params) -> set:
+    return reader_missed(graph) if true(param(params, "reachedByReader", TGL)) else set()
+
+
+@component("ReachedByReaderConstraintComponent", "reachedByReader", namespace=TGL, own_values=True,
+           candidates=_unread)
+def _reached_by_reader(ctx, shape, focus, values, params):
+    if true(param(params, "reachedByReader", TGL)) and focus in reader_missed(ctx.graph):
+        yield focus, None

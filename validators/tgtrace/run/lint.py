@@ -1,0 +1,544 @@
+"""The entry point every face (CLI, pytest plugin, Python API) calls.
+
+``iter_results`` yields each input's results as its traces complete (an
+explain stream trace by trace); ``lint`` collects them into a :class:`Report`. The flow is one way: a loader turns each input into a
+trace graph, an engine checks the graph, and here hits become findings.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures  # its ProcessPoolExecutor (multiprocessing) loads on first use, for --jobs
+import importlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any
+
+import pyoxigraph as ox
+import rdflib
+
+from ..ground import graph as tg
+from ..ground.graph import TraceGraph
+from ..ground.locations import Parts
+from ..ground.model import Finding, Report, Severity, Source
+from ..ground.namespaces import SH
+from ..inputs.loaders import Input, InputError, expand_paths, load
+from ..inputs.stream import StreamLinter
+from ..rules import Rule, all_rules, fill_message, model_for
+from ..rules.advice import capture_notes
+from ..shacl.component import COMPONENTS
+from ..shacl.fast import IMPLEMENTED_COMPONENTS, Engine
+from ..tracemodel.generations import Inference, infer
+from ..tracemodel.traces import TRUSTGRAPH, trace_roots
+from ..tracemodel.vocabulary import declarations, declared_terms
+from .baseline import load as load_baseline
+from .coverage import coverage
+from .options import engine as checked_engine
+from .settings import Settings
+
+DEFAULTS = Settings()
+# The reference engine (pySHACL, rdflib's SPARQL) is imported only when --engine shacl asks for it.
+_REFERENCE_ENGINE = "tgtrace.shacl.reference"
+
+def _message(rule: Rule, path: str | None, value) -> str:
+    return fill_message(rule.message, {"value": tg.name(value) if value is not None else "(none)",
+                                       "path": path or "(none)"})
+
+
+@dataclass
+class InputResult:
+    """What one input (or one group of an explain stream) gave."""
+
+    name: str
+    findings: list[Finding] = field(default_factory=list)
+    traces: dict = field(default_factory=dict)  # root IRI -> input name
+    trace_models: dict = field(default_factory=dict)  # root IRI -> the releases that write its trace model
+    triples: int = 0
+    terms: Counter = field(default_factory=Counter)
+    type_sets: Counter = field(default_factory=Counter)
+    extra: dict = field(default_factory=dict)
+
+
+@cache
+def packaged_engine(codes: frozenset[str] | None = None) -> Engine:
+    """The default engine compiled for the registry's rules (the selected opt-in ones activated),
+    adding the ontology's declarations to each graph; built once per process and selection."""
+    return Engine(model_for(codes), codes, declarations())
+
+
+def supported_components() -> frozenset[str]:
+    """Every constraint component the default engine evaluates natively, by the IRI its validation
+    results name (SHACL Core's and the project's own); any other runs by its SPARQL validator."""
+    return IMPLEMENTED_COMPONENTS | {iri for iri in COMPONENTS if not iri.startswith(SH)}
+
+
+def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozenset = frozenset()) -> InputResult:
+    """Findings of one trace graph, with what coverage needs to know of it. The nodes ``aside``
+    are in the graph to be read only: their own findings and counts are another graph's."""
+    declared, hits, models = _checked(graph, settings)
+    result = InputResult(graph.name, triples=graph.statements)
+    if aside:
+        hits = [hit for hit in hits if hit.focus not in aside]
+    result.findings = [finding for _, finding in _findings(graph, hits, settings, models)]
+    result.traces = _trace_files(graph)
+    result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
+    kinds = _kinds(graph, aside)
+    for node in aside & declared:
+        kinds[_declared_kinds()[node]] += 1  # without what it was lent, the node is its declaration alone
+    result.terms = _terms_used(kinds)
+    result.type_sets = _type_sets(kinds)
+    return result
+
+
+def _checked(graph: TraceGraph, settings: Settings) -> tuple[set, list, dict]:
+    """(the declarations' subjects mixed into the graph, the engine's hits, each trace's model)."""
+    fast = packaged_engine(settings.codes)
+    declared = fast.prepare(graph)
+    if settings.engine == "fast":
+        hits = list(fast.check(graph, declared))
+    elif checked_engine(settings.engine, "engine") == "shacl":
+        hits = importlib.import_module(_REFERENCE_ENGINE).check(graph, model_for(settings.codes), settings.codes)
+    return declared, hits, infer(graph)
+
+
+def _trace_files(graph: TraceGraph) -> dict:
+    """The input that holds each trace's root (the part of a capture, when it spans parts)."""
+    roots = trace_roots(graph)
+    if graph.locator.spans_parts:
+        where = graph.places((tg.term(root), None, None) for root in roots)
+        return {tg.name(root): where.get((tg.term(root), None, None), (graph.name,))[0] for root in roots}
+    return {tg.name(root): graph.name for root in roots}
+
+
+@dataclass
+class PartResults:
+    """One graph's results, linted once and kept by part (the graph's subjects cut into parts),
+    holding no graph: ``result(kept)`` is what ``check_graph`` gives with the nodes of every other
+    part aside, so a graph whose parts are known to be whole only later can be dropped now."""
+
+    name: str
+    findings: list[tuple[int, Finding]] = field(default_factory=list)  # (part of its focus, finding)
+    traces: dict = field(default_factory=dict)  # root IRI -> (part, input name)
+    trace_models: dict = field(default_factory=dict)  # root IRI -> (part, releases)
+    kinds: dict = field(default_factory=dict)  # part -> Counter of its nodes' kinds
+    declared: dict = field(default_factory=dict)  # part -> Counter of its declared nodes' declared kinds
+    common: Counter = field(default_factory=Counter)  # kinds of the nodes of no part (the declarations)
+
+    def result(self, kept: set[int], triples: int) -> InputResult:
+        """The results of the parts ``kept``, the other parts read only."""
+        kinds = Counter(self.common)
+        for part, counted in self.kinds.items():
+            kinds.update(counted if part in kept else self.declared.get(part, ()))
+        return InputResult(
+            self.name,
+            findings=[finding for part, finding in self.findings if part in kept],
+            traces={root: name for root, (part, name) in self.traces.items() if part in kept},
+            trace_models={root: model for root, (part, model) in self.trace_models.items() if part in kept},
+            triples=triples, terms=_terms_used(kinds), type_sets=_type_sets(kinds))
+
+
+def check_parts(graph: TraceGraph, settings: Settings, part_of: dict, source: str) -> PartResults | None:
+    """The graph's results kept by part, ``part_of`` giving the part of each subject, ``source``
+    the input that holds every statement of the graph; None when a finding or a trace falls in
+    no part (its focus is no subject of the graph: what another part links to), which only a
+    graph kept whole can tell apart."""
+    declared, hits, models = _checked(graph, settings)
+    if any(hit.focus not in part_of for hit in hits):
+        return None
+    roots = trace_roots(graph)
+    if any(root not in part_of for root in (*roots, *models)):
+        return None
+    parted = PartResults(graph.name)
+    parted.findings = [(part_of[focus], finding) for focus, finding in _findings(graph, hits, settings, models)]
+    # Every root is a subject here (else None above): its statements are in ``source``.
+    parted.traces = {tg.name(root): (part_of[root], source) for root in roots}
+    parted.trace_models = {tg.name(root): (part_of[root], inference.releases) for root, inference in models.items()}
+    for kind, nodes in graph.kinds().items():
+        # Counted per part at once: a kind holds many nodes, a graph a few hundred kinds.
+        for part, count in Counter(map(part_of.get, nodes)).items():
+            if part is None:
+                parted.common[kind] += count
+            else:
+                parted.kinds.setdefault(part, Counter())[kind] += count
+    declared_kinds = _declared_kinds()
+    for node in declared:
+        part = part_of.get(node)
+        if part is not None and node in graph.out:  # a node of some kind, as counted above
+            parted.declared.setdefault(part, Counter())[declared_kinds[node]] += 1
+    return parted
+
+
+def _aged(rule: Rule, severity: Severity, message: str, model: Inference | None,
+          settings: Settings) -> tuple[Severity, str]:
+    """A finding of a rule the trace's own release did not yet meet: info naming the release
+    that changed it, or an error when the project's target version is newer than the trace."""
+    if rule.since is None or model is None or not model.predates(rule.since):
+        return severity, message
+    message = f"{message} (written so by TrustGraph {model.releases}; required since {rule.since})"
+    too_old = settings.target_version is not None and model.predates(settings.target_version)
+    return (Severity.ERROR if too_old else Severity.INFO), message
+
+
+def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None = None) -> list[tuple[Any, Finding]]:
+    """(focus node, finding) of each hit of a selected rule, one per rule, focus, path and value."""
+    rules = all_rules()
+    codes = settings.codes
+    unique: dict = {}
+    for hit in hits:
+        if hit.rule not in codes:
+            continue
+        # One finding of the hits of two constraints of a rule's shape (sh:nodeKind and sh:pattern
+        # on an IRI): its source names the first component in IRI order, whichever engine ran.
+        key = (hit.rule, hit.focus, hit.path, hit.value)
+        kept = unique.get(key)
+        if kept is None or (hit.component or "") < (kept.component or ""):
+            unique[key] = hit
+    wanted = []
+    placed: dict = {}
+    for _, focus, path, value in unique:
+        triple = _placed_triple(graph, focus, path, value)
+        if triple is not None:
+            placed[(focus, path, value)] = triple
+            wanted.append(triple)
+        wanted.append((tg.term(focus), None, None))
+    places = graph.places(wanted) if unique else {}
+    findings = []
+    for (code, focus, path, value), hit in unique.items():
+        rule = rules[code]
+        triple = placed.get((focus, path, value))
+        place = places.get(triple) if triple is not None else None
+        if place is None:
+            place = places.get((tg.term(focus), None, None))
+        # In one capture cut into parts, the part that holds the triple.
+        file, line = place if place is not None else (graph.name, None)
+        root = graph.root_of(focus)
+        severity, message = _aged(rule, rule.severity, _message(rule, path, value),
+                                  (models or {}).get(root), settings)
+        finding = settings.finding(Finding(
+            file=file,
+            line=line,
+            rule=code,
+            severity=severity,
+            family=rule.family,
+            message=message,
+            focus=tg.name(focus),
+            trace=tg.name(root) if root is not None else None,
+            path=path,
+            value=tg.name(value) if value is not None else None,
+            source=Source(_source_shape(hit, rule), hit.component, focus, value),
+        ))
+        if finding is not None:
+            notes = capture_notes(graph, hit)
+            findings.append((focus, replace(finding, notes=notes) if notes else finding))
+    return findings
+
+
+def _source_shape(hit, rule: Rule) -> str:
+    """The IRI of the shape a hit comes from (the shape that holds a SPARQL-based constraint);
+    the rule's own when that shape is a blank node."""
+    node = getattr(hit.shape, "node", None)
+    return str(node) if isinstance(node, rdflib.URIRef) else rule.shape
+
+
+def _placed_triple(graph: TraceGraph, focus, path: str | None, value) -> tuple | None:
+    """The triple of the input a finding is about, as pyoxigraph terms, when the input holds it
+    (a component may report its focus as the value of a path the focus lacks)."""
+    if value is None:
+        return None
+    if path is None:
+        # A rule over several predicates names none: the one by which the focus holds the value.
+        path = next((p for p, values in (graph.out.get(focus) or {}).items() if value in values), None)
+        if path is None:
+            return None
+    elif value == focus and focus not in graph.values(focus, path):
+        # A rule on the predicate itself (an undeclared one) names the focus as its value: the
+        # focus's first triple with that predicate.
+        value = next(iter(graph.values(focus, path)), None)
+    if value is None or value not in graph.values(focus, path):
+        return None
+    return (tg.term(focus), ox.NamedNode(path), tg.term(value))
+
+
+def _kinds(graph: TraceGraph, aside: frozenset = frozenset()) -> Counter:
+    """How many nodes of each kind (asserted types, predicates) the graph holds, those aside left out."""
+    if aside:
+        return Counter({kind: count for kind, nodes in graph.kinds().items()
+                        if (count := sum(1 for node in nodes if node not in aside))})
+    return Counter({kind: len(nodes) for kind, nodes in graph.kinds().items()})
+
+
+@cache
+def _declared_kinds() -> dict:
+    """The kind of each node the ontology's declarations describe, in a graph of nothing else."""
+    types: dict = {}
+    predicates: dict = {}
+    for s, p, o in declarations():
+        subject = tg.key_from_rdflib(s)
+        predicates.setdefault(subject, {})[str(p)] = None
+        if str(p) == tg.RDF_TYPE:
+            types.setdefault(subject, set()).add(tg.key_from_rdflib(o))
+    return {node: (frozenset(types.get(node, ())), tuple(used)) for node, used in predicates.items()}
+
+
+@cache
+def _declaration_kinds() -> frozenset:
+    # On first use, not at import: it reads the ontology.
+    return frozenset(str(o) for _, _, o in declarations() if str(o).startswith("http://www.w3.org/2002/07/owl#"))
+
+
+def _declared_terms_used() -> Counter:
+    """What the ontology's declarations, mixed into every graph, add to the term counts."""
+    terms: Counter = Counter()
+    subjects: dict = {}
+    for s, p, o in declarations():
+        subjects.setdefault(str(s), set()).add(str(p))
+        if str(p) == tg.RDF_TYPE:
+            terms[str(o)] += 1
+    for predicates in subjects.values():
+        terms.update(predicates)
+    return terms
+
+
+def _type_sets(kinds: Counter) -> Counter:
+    """How many nodes carried each exact set of asserted classes (declared terms left out)."""
+    sets: Counter = Counter()
+    declaration_kinds = _declaration_kinds()
+    for (types, _), count in kinds.items():
+        if types and not types & declaration_kinds:
+            sets[" ".join(sorted(types))] += count
+    return sets
+
+
+def _terms_used(kinds: Counter) -> Counter:
+    """How many nodes used each class (as a type) and each predicate."""
+    used: Counter = Counter()
+    for (types, predicates), count in kinds.items():
+        for term in types:
+            used[term] += count
+        for term in predicates:
+            used[term] += count
+    used.subtract(_declared_terms_used())
+    return Counter({k: v for k, v in used.items() if v > 0})
+
+
+# The notice an input gets when its format lost what some rules need: a code of the registry
+# (rules/codes.toml), about the input rather than a node of a trace.
+LOSSY_INPUT = "I001"
+
+
+def lint_input(source: Input, settings: Settings = DEFAULTS) -> Iterator[InputResult]:
+    """One input's results: one for a file, one per completed trace group for an explain stream."""
+    yield from _judged(_lint_input(source, settings), [source], settings)
+
+
+def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
+    if settings.engine == "fast" and source.events is not None:
+        yield from _lint_stream(source, settings)
+        return
+    # The graph holds millions of objects and no cycles: the collector's full passes over it
+    # would only cost time, from the parse to the last finding.
+    with tg.collector_paused():
+        result = check_graph(source.graph(), settings)
+    yield result
+
+
+def _losses(items: Sequence[Input]) -> list[tuple[str, Any]]:
+    return [(item.name, item.loss) for item in items if item.loss is not None and item.loss.lossy]
+
+
+def silenced(findings: Iterable[Finding], items: Sequence[Input]) -> list[Finding]:
+    """The findings less those of the rules that a lossy input among ``items`` cannot be judged by."""
+    silent = {code for _, loss in _losses(items) for code in loss.silent}
+    return [f for f in findings if f.rule not in silent]
+
+
+def _judged(results: Iterable[InputResult], items: Sequence[Input], settings: Settings) -> Iterator[InputResult]:
+    """The results with the rules a lossy input cannot be judged by left silent, and one notice per
+    such input (on its first result) naming what its format lost."""
+    losses = _losses(items)
+    if not losses:
+        yield from results
+        return
+    noticed = False
+    for result in results:
+        result.findings = silenced(result.findings, items)
+        if not noticed:
+            noticed = True
+            for name, loss in losses:
+                rule = all_rules()[LOSSY_INPUT]
+                notice = settings.finding(Finding(file=name, line=None, rule=rule.code, severity=rule.severity,
+                                                  family=rule.family, message=loss.notice(), focus=name))
+                if notice is not None:
+                    result.findings.insert(0, notice)
+        yield result
+
+
+def capture_graph(items: Sequence[Input]) -> TraceGraph:
+    """The inputs as the parts of one capture, read into one graph: a trace cut across parts is
+    whole in it, and a triple's place is the part (and its line) that holds it."""
+    parts = Parts()
+    graph = TraceGraph(items[0].name, parts, TRUSTGRAPH)
+    with tg.collector_paused():
+        for item in items:
+            start = graph.statements
+            with item.reading():
+                graph.add_quads(item.quads())
+            if graph.statements == start:
+                raise item.no_triples()
+            parts.add(item.name, item.locator(), start, graph.statements - start)
+    return graph
+
+
+def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Iterator[InputResult]:
+    """The inputs as the parts of one capture (:func:`capture_graph`), linted as one graph;
+    each finding names the part (and its line) that holds its triple."""
+    graph = capture_graph(items)
+
+    def results() -> Iterator[InputResult]:
+        for item in items:
+            yield InputResult(item.name)  # each part is a file of the report
+        with tg.collector_paused():
+            yield check_graph(graph, settings)
+
+    yield from _judged(results(), items, settings)
+
+
+def _lint_stream(source: Input, settings: Settings) -> Iterator[InputResult]:
+    """An explain stream, linted trace by trace as each one completes."""
+    linter = StreamLinter(source.name)
+    with source.reading():
+        for line, quads in source.events():  # type: ignore[misc]  # a stream input has events
+            for graph in linter.feed(line, quads):
+                yield check_graph(graph, settings)
+    for graph in linter.finish():
+        yield check_graph(graph, settings)
+    yield InputResult(source.name, extra={"peak_triples_held": linter.peak})
+
+
+def _order(finding: Finding):
+    return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
+
+
+def _lint_file(path: str, settings: Settings) -> list[InputResult]:
+    """Lint one file in a worker process."""
+    return [result for item in load(path, settings.input_format, settings.max_stdin, settings.stdin_timeout)
+            for result in lint_input(item, settings)]
+
+
+def iter_results(*sources, settings: Settings = DEFAULTS,
+                 progress: Callable[[str, int, int], None] | None = None) -> Iterator[InputResult]:
+    """Each input's results, as they complete."""
+    checked_engine(settings.engine, "engine")  # a Settings built by hand is checked before any input is read
+    if settings.one_capture:
+        items = [item for source in sources
+                 for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout)]
+        if items:
+            yield from lint_capture(items, settings)
+        return
+    files = [p for s in sources if isinstance(s, (str, os.PathLike)) and str(s) != "-"
+             for p in expand_paths([str(s)])]
+    if settings.jobs > 1 and len(files) > 1:
+        others = [s for s in sources if not (isinstance(s, (str, os.PathLike)) and str(s) != "-")]
+        sizes = {f: os.path.getsize(f) for f in files}
+        with concurrent.futures.ProcessPoolExecutor(max_workers=min(settings.jobs, len(files))) as pool:
+            futures = [pool.submit(_lint_file, f, settings) for f in files]
+            for path, future in zip(files, futures):
+                yield from future.result()
+                if progress is not None:
+                    progress(path, sizes[path], sizes[path])
+        sources = tuple(others)
+    for source in sources:
+        for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout):
+            if progress is not None:
+                item.progress = lambda done, item=item: progress(item.name, done, item.size)
+            yield from lint_input(item, settings)
+
+
+def settings_of(settings: Settings | None = None, *, select: Sequence[str] | None = None,
+                ignore: Sequence[str] | None = None, severities: dict | None = None, fail_on=None,
+                engine: str | None = None, input_format: str | None = None, jobs: int | None = None,
+                allow_empty: bool | None = None, target_version: str | None = None,
+                one_capture: bool | None = None) -> Settings:
+    """``settings`` (default: the defaults) with the keyword options the Python API takes."""
+    return (settings or DEFAULTS).merge(select=select, ignore=ignore, severity=severities, fail_on=fail_on,
+                                        engine=engine, input_format=input_format, jobs=jobs,
+                                        allow_empty=allow_empty, target_version=target_version,
+                                        one_capture=one_capture)
+
+
+class NoTrace(InputError):
+    """A run whose inputs hold no TrustGraph trace: a gate must not pass it."""
+
+
+def lint(*sources, settings: Settings | None = None,
+         progress: Callable[[str, int, int], None] | None = None, **options) -> Report:
+    """Lint traces.
+
+    Each source is a path (file or directory), "-" for standard input, a file
+    object, an rdflib Graph or Dataset, a list of wire-format dicts or explain
+    events, or a list of TrustGraph ``Triple`` objects. Each input is linted on
+    its own: a link to an entity in another file is reported as dangling;
+    with ``one_capture`` the inputs are the parts of one capture, and a trace
+    cut across them is linted whole.
+
+    ``settings`` (a :class:`tgtrace.run.settings.Settings`) or the keyword options
+    select, ignore, severities, fail_on, engine, input_format, jobs,
+    allow_empty, target_version and one_capture say what is checked. ``progress`` is called as
+    progress(name, bytes_done, bytes_total) while files are read.
+
+    Raises :class:`tgtrace.inputs.loaders.InputError` for unreadable input, and
+    :class:`NoTrace` when no input holds a trace (unless allow_empty).
+    """
+    settings = settings_of(settings, **options)
+    return report_of(iter_results(*sources, settings=settings, progress=progress), settings)
+
+
+def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> Report:
+    """One report of the results of every input (or every group of traces), however they were linted."""
+    report = Report(fail_on=settings.fail_on, min_coverage=settings.min_coverage, gate_off=settings.gate_off)
+    used: Counter = Counter()
+    type_sets: Counter = Counter()
+    seen_files: dict = {}
+    files_of: dict[str, set] = {}
+    for result in results:
+        report.findings.extend(result.findings)
+        report.traces.update(result.traces)
+        for root, file in result.traces.items():
+            files_of.setdefault(root, set()).add(file)
+        report.trace_models.update(result.trace_models)
+        seen_files.setdefault(result.name, None)
+        report.triples += result.triples
+        used.update(result.terms)
+        type_sets.update(result.type_sets)
+    report.files = list(seen_files)
+    report.repeated = sum(1 for files in files_of.values() if len(files) > 1)
+    report.findings.sort(key=_order)
+    report.terms_used = dict(used)
+    report.type_sets = dict(type_sets)
+    if not settings.allow_empty and not report.traces and not _holds_trace(used):
+        names = ", ".join(report.files[:3]) + (", ..." if len(report.files) > 3 else "")
+        raise NoTrace(names or "<input>", None, "holds no TrustGraph trace (no node has a class or "
+                      "predicate of the ontology); --allow-empty accepts a run without one")
+    if settings.baseline:
+        known = load_baseline(settings.baseline)
+        report.stale = known.stale(report)
+        report.findings, accepted = known.split(report)
+        report.baselined = len(accepted)
+    if settings.needs_coverage:
+        report.coverage = coverage(report)
+    return report
+
+
+@cache
+def _ontology_iris() -> frozenset[str]:
+    """Every class and predicate the ontology declares, deprecated ones too."""
+    return frozenset(declared_terms())
+
+
+def _holds_trace(used: Counter) -> bool:
+    """Whether a node of the input has a class or a predicate of the ontology: releases up to 2.1.16
+    type their extraction entities prov:Entity alone, with tg: predicates only."""
+    terms = _ontology_iris()
+    return any(term in terms for term in used)

@@ -1,0 +1,362 @@
+"""Lint a flow's traces as TrustGraph writes them: the live export, grouped into traces.
+
+Each frame of the export is one message of the flow's triples-store queue (one explain event
+of a service). The explainability graphs are kept, the extracted knowledge is not
+(``gateway.parse_frame``); triples join the trace of every node they link to, as in an explain
+stream (``stream.py``). A trace is linted once it is complete (each root Question has its
+terminal answer, every derivation points inside the trace) and nothing more has arrived for it
+for a quiet period: a late event of a complete trace is then still part of it. A trace that
+stays incomplete for the trace timeout is linted as it is and reported as never completed. A
+linted trace is released, so memory holds only the traces in flight.
+
+Memory stays bounded whatever the traffic (``limits``): a repeated triple is held once; a trace
+is linted as it is, and released, once its first event is ``trace_max_age`` seconds old or it
+holds ``trace_max_triples`` triples, however much keeps arriving for it; and when the traces in
+flight hold more than ``max_held`` triples in all, the oldest are linted as they are, with a
+notice, until they hold less. A frame larger than the connection's maximum is refused by the
+socket unread; the export cannot skip one frame, so the watch reconnects, says so and counts it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyoxigraph as ox
+
+from ..ground.errors import TgTraceError
+from ..ground.graph import TraceGraph, key
+from ..ground.limits import MAX_HELD_TRIPLES, TRACE_MAX_AGE, TRACE_MAX_TRIPLES
+from ..ground.model import Finding, Severity
+from ..inputs.gateway import Connection, Export, GatewayError, Oversized, Unreachable, check_flow
+from ..inputs.stream import CHAIN, LINKS, Component, StreamLinter, _complete
+from .lint import check_graph
+from .settings import Settings
+
+# Seconds a stopped watch may take to finish what it is doing before it is abandoned.
+GRACE = 2.0
+# Reconnection waits grow from the first to the last, then stay there.
+BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+# Why a trace was linted: complete, or as it was at one of the bounds.
+COMPLETE, TIMED_OUT, AGED, GREW, CROWDED = "complete", "timeout", "age", "triples", "held"
+
+
+@dataclass(slots=True)
+class _State:
+    first: float  # the first event of the trace (of the earliest of the traces it joined)
+    last: float  # its last event
+    judged: bool = False  # completeness judged since the last event
+
+
+class LiveTraces(StreamLinter):
+    """Traces in flight. ``add`` frames as they come; ``due`` gives each trace once it is ready,
+    ``crowded`` the oldest while the traces hold more than a bound."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self._state: dict[Component, _State] = {}
+
+    def add(self, line: int, quads: list, now: float) -> None:
+        owner, state = self.owner, self._state
+        for quad in quads:
+            keys = [key(quad.subject)]
+            if quad.predicate.value in LINKS and isinstance(quad.object, (ox.NamedNode, ox.BlankNode)):
+                keys.append(key(quad.object))
+            joined = {c for c in (owner.get(k) for k in keys) if c is not None}
+            first = min((state[c].first for c in joined if c in state), default=now)
+            component = self._join(keys)
+            for gone in joined:
+                if gone is not component:
+                    state.pop(gone, None)
+            if quad not in component.quads:
+                component.quads[quad] = None
+                component.lines.setdefault((quad.subject, quad.predicate, quad.object), line)
+                self.held += 1
+            found = state.get(component)
+            if found is None:
+                state[component] = _State(first, now)
+            else:
+                found.first, found.last, found.judged = min(found.first, first), now, False
+        self.peak = max(self.peak, self.held)
+
+    def _alive(self, component) -> bool:
+        # A component merged into another is no longer the owner of its nodes.
+        return bool(component.nodes) and self.owner.get(next(iter(component.nodes))) is component
+
+    def _take(self, component) -> TraceGraph:
+        del self._state[component]
+        graph = self._graph(component)
+        self._release(component)
+        return graph
+
+    def due(self, now: float, quiet: float, timeout: float, max_age: float = TRACE_MAX_AGE,
+            max_triples: int = TRACE_MAX_TRIPLES) -> Iterator[tuple[TraceGraph, str]]:
+        """(graph, why) of each trace quiet for ``quiet`` seconds and complete, quiet for
+        ``timeout`` seconds and still incomplete, or at a bound (its first event ``max_age``
+        seconds old, or ``max_triples`` held); each is released."""
+        for component, state in list(self._state.items()):
+            if not self._alive(component):
+                del self._state[component]
+                continue
+            if len(component.quads) >= max_triples:
+                yield self._take(component), GREW
+                continue
+            if now - state.first >= max_age:
+                yield self._take(component), AGED
+                continue
+            idle = now - state.last
+            if idle < quiet or (state.judged and idle < timeout):
+                continue
+            graph = self._graph(component)
+            complete = _finished(graph)
+            if complete or idle >= timeout:
+                del self._state[component]
+                self._release(component)
+                yield graph, COMPLETE if complete else TIMED_OUT
+            else:
+                state.judged = True
+
+    def crowded(self, max_held: int) -> Iterator[TraceGraph]:
+        """The oldest traces (by their first event), each released, while more than ``max_held``
+        triples are held."""
+        if self.held <= max_held:
+            return
+        for component in sorted((c for c in self._state if self._alive(c)), key=lambda c: self._state[c].first):
+            if self.held <= max_held:
+                return
+            yield self._take(component)
+
+    @property
+    def open(self) -> int:
+        return sum(1 for c in self._state if self._alive(c))
+
+
+def _finished(graph: TraceGraph) -> bool:
+    """A query trace: :func:`stream._complete`. Extraction provenance has no Question: it is
+    complete once every derivation points inside it."""
+    if graph.roots():
+        return _complete(graph)
+    return all(target in graph.out for props in graph.out.values() for predicate in CHAIN
+               for target in props.get(predicate, ()))
+
+
+@dataclass
+class Tally:
+    """What a watch saw, for its summary."""
+
+    frames: int = 0
+    linted: int = 0
+    clean: int = 0
+    incomplete: int = 0
+    # Traces linted as they were at a bound (age, triples, or the triples held in all).
+    bounded: int = 0
+    # Frames larger than the maximum, refused unread.
+    oversized: int = 0
+    counts: dict = field(default_factory=lambda: {s: 0 for s in Severity})
+    worst: Severity | None = None
+    # The error that ended the watch after it started (a recording that cannot be written).
+    failure: TgTraceError | None = None
+
+    def failed(self, fail_on: Severity | None) -> bool:
+        return fail_on is not None and self.worst is not None and self.worst >= fail_on
+
+
+@dataclass
+class Watch:
+    """One watch of a flow: where, what to keep, how to lint, and where to say what it finds."""
+
+    connection: Connection
+    settings: Settings
+    found: Callable[[Finding], None]  # each finding, as it is found
+    notice: Callable[[str], None]  # a one-line notice for a person (stderr)
+    collection: str | None = None
+    quiet: float = 5.0
+    timeout: float = 600.0
+    trace_max_age: float = TRACE_MAX_AGE
+    trace_max_triples: int = TRACE_MAX_TRIPLES
+    max_held: int = MAX_HELD_TRIPLES
+    record: Any = None  # a files.Appended the kept frames are appended to, as an explain stream
+    metrics: Any = None  # a formats.metrics.Metrics to count frames, traces and findings in
+    name: str = "<export>"
+    # Lines the recording held before this watch appended to it: findings name the lines of the file.
+    recorded: int = 0
+    tally: Tally = field(default_factory=Tally)
+
+    def __post_init__(self) -> None:
+        self.traces: dict[str, LiveTraces] = {}
+        self._line = self.recorded
+
+    async def _open(self, export: Export) -> None:
+        """The flow checked and the export opened, within the connection's deadline."""
+        try:
+            async with asyncio.timeout(self.connection.deadline):
+                # A restarted gateway accepts the export's socket before it knows the flow again, and
+                # then closes it: the flow is asked for first.
+                await check_flow(self.connection)
+                await export.open()
+        except TimeoutError:
+            await export.close()
+            raise Unreachable(self.connection.shown, f"did not let the watch start in {self.connection.deadline:g} "
+                              "seconds (--deadline)") from None
+
+    async def run(self, stop: asyncio.Event) -> Tally:
+        export = Export(self.connection)
+        await self._open(export)
+        self.notice(f"{self.connection.shown}: watching flow {self.connection.flow!r} of workspace "
+                    f"{self.connection.workspace!r}" + (f", collection {self.collection!r}" if self.collection else ""))
+        tick = min(1.0, max(0.05, min(self.quiet, self.timeout) / 4))
+        loop = asyncio.get_running_loop()
+        scan = loop.time() + tick
+        try:
+            while not stop.is_set() and self.tally.failure is None:
+                try:
+                    raw = await export.next(max(0.0, scan - loop.time()))
+                except Oversized as exc:
+                    self.tally.frames += 1
+                    self.tally.oversized += 1
+                    await export.close()
+                    if not await self._reconnect(export, stop, f"{exc.one_line()}: skipped"):
+                        break
+                    continue
+                except Unreachable as exc:
+                    await export.close()
+                    if not await self._reconnect(export, stop, exc.one_line()):
+                        break
+                    continue
+                if raw is not None:
+                    self._frame(export, raw, loop.time())
+                if loop.time() >= scan:
+                    self._lint_due(loop.time())
+                    scan = loop.time() + tick
+        finally:
+            await export.close()
+        return self.tally
+
+    async def _reconnect(self, export: Export, stop: asyncio.Event, why: str) -> bool:
+        self.notice(f"{why}; reconnecting")
+        for attempt in itertools.count():
+            delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+            try:
+                await asyncio.wait_for(stop.wait(), delay)
+                return False
+            except TimeoutError:
+                pass
+            try:
+                await self._open(export)
+            except GatewayError:
+                continue
+            self.notice(f"{self.connection.shown}: reconnected")
+            return True
+        return False
+
+    def _frame(self, export: Export, raw: bytes, now: float) -> None:
+        self.tally.frames += 1
+        if self.metrics is not None:
+            self.metrics.frame()
+        frame = export.frame(raw)
+        if (self.collection is not None and frame.collection != self.collection) or not frame.quads:
+            return
+        if self.record is not None:
+            try:
+                self.record.append(frame.explain_event())
+            except TgTraceError as exc:
+                self.tally.failure = exc  # the recording cannot be written: the watch ends with its summary
+                return
+        self._line += 1
+        traces = self.traces.get(frame.collection)
+        if traces is None:
+            # Findings name the recording (whose lines they give), else the flow and collection.
+            name = (self.name if self.record is not None
+                    else f"<flow {self.connection.flow} collection {frame.collection}>")
+            traces = self.traces[frame.collection] = LiveTraces(name)
+        traces.add(self._line, frame.quads, now)
+        if traces.held > self.max_held or self._held() > self.max_held:
+            self._lint_crowded()
+
+    def _held(self) -> int:
+        return sum(traces.held for traces in self.traces.values())
+
+    def _lint_crowded(self) -> None:
+        # The collection holding the most gives up its oldest traces first.
+        while self._held() > self.max_held:
+            traces = max(self.traces.values(), key=lambda t: t.held)
+            room = traces.held - (self._held() - self.max_held)
+            crowded = list(traces.crowded(max(room, 0)))
+            if not crowded:
+                return
+            for graph in crowded:
+                self._lint(traces, graph, CROWDED)
+
+    def _lint_due(self, now: float) -> None:
+        for traces in self.traces.values():
+            for graph, why in traces.due(now, self.quiet, self.timeout, self.trace_max_age, self.trace_max_triples):
+                self._lint(traces, graph, why)
+
+    def _lint(self, traces: LiveTraces, graph: TraceGraph, why: str) -> None:
+        result = check_graph(graph, self.settings)
+        self.tally.linted += 1
+        complete = why == COMPLETE
+        roots = ", ".join(sorted(result.traces)) or "a group of explain events without a Question"
+        if why == TIMED_OUT:
+            self.tally.incomplete += 1
+            self.notice(f"{traces.name}: trace {roots} never completed: no final answer, or a derivation "
+                        f"left pointing outside it, {self.timeout:g} seconds after its last event")
+        elif not complete:
+            self.tally.bounded += 1
+            bound = {AGED: f"its first event is {self.trace_max_age:g} seconds old (--trace-max-age)",
+                     GREW: f"it holds {self.trace_max_triples:,} triples (--trace-max-triples)",
+                     CROWDED: f"the traces in flight hold more than {self.max_held:,} triples "
+                              "(--max-held-triples), and it is the oldest"}[why]
+            self.notice(f"{traces.name}: trace {roots} linted as it is: {bound}; what arrives for it later "
+                        "is linted as a trace of its own")
+        if not result.findings:
+            self.tally.clean += 1
+        if self.metrics is not None:
+            self.metrics.trace(clean=not result.findings, complete=complete)
+        for finding in sorted(result.findings, key=lambda f: (f.line or 0, f.rule, f.focus)):
+            self.tally.counts[finding.severity] += 1
+            if self.tally.worst is None or finding.severity > self.tally.worst:
+                self.tally.worst = finding.severity
+            if self.metrics is not None:
+                self.metrics.finding(finding)
+            self.found(finding)
+
+    @property
+    def open(self) -> int:
+        return sum(traces.open for traces in self.traces.values())
+
+
+def run(watch: Watch) -> Tally:
+    """Watch until SIGINT or SIGTERM; the tally of what was seen."""
+
+    async def main() -> Tally:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(number, stop.set)
+        running = asyncio.create_task(watch.run(stop))
+        stopping = asyncio.create_task(stop.wait())
+        try:
+            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if not running.done():
+                # The loop notices a stop within a tick; a connection attempt may hold it up to its
+                # timeout, longer than a supervisor waits after SIGTERM: it is abandoned then.
+                try:
+                    await asyncio.wait_for(asyncio.shield(running), GRACE)
+                except TimeoutError:
+                    running.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await running
+                    return watch.tally
+            return running.result()
+        finally:
+            stopping.cancel()
+            for number in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(number)
+
+    return asyncio.run(main())

@@ -1,0 +1,121 @@
+"""What a constraint component is, and the registry of them by IRI.
+
+A component is one unit: the IRIs of its parameters, its check, and, where
+the default engine compiles it into generated code, its compiled form beside
+the check. tests/test_component_units.py runs each compiled form against its
+check on the same value nodes, so the two cannot drift apart.
+
+A check is ``check(ctx, shape, focus, values, params)`` and yields
+``(value, path)`` for each validation result: ``value`` is the result's
+sh:value (None for results without one, such as sh:minCount), and ``path`` is
+None (the shape's own path) or a predicate IRI the component reports instead
+(as a SPARQL validator binding ?path does). ``values`` is the list of value
+nodes (for a node shape, the focus alone). A per-value component is written as
+``make_test(ctx, params) -> test(graph, value) -> conforms`` instead.
+
+A compiled form is ``compiled(params, compiler) -> str | None``: a Python
+expression, True when the constraint holds, over ``v`` (one value node; with
+``types_of(node)``, the node's asserted types) for a per-value component, or
+over ``values`` (the value nodes) for any other; None when it cannot be written
+for these parameters. ``compiler.bind(x)`` names a Python object inside the
+expression; ``compiler.subclass`` says whether the graph has rdfs:subClassOf;
+``compiler.types_expression(shapes)`` is the engine's test, on ``types_of(v)``,
+that v conforms to one of shapes (None when they read more than types).
+
+The generic components (SHACL Core, in ``engines/core/``) and the project's own
+(``engines/trustgraph.py``) register here alike; the engine knows no other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import rdflib
+
+from ..ground.graph import TraceGraph
+from ..ground.namespaces import SH
+
+
+@dataclass(frozen=True)
+class Native:
+    check: Callable
+    parameters: tuple[str, ...] = ()  # the IRIs of the parameters it reads
+    static: bool = False  # decided by the focus node's types and predicates alone
+    # A test of one value node (graph, value) -> conforms, for components that judge values one by one.
+    value_test: Callable | None = None
+    # The component finds the values it reports itself (among the path's values, by construction of
+    # its SPARQL): the engine need not walk the shape's path first.
+    own_values: bool = False
+    # (graph, params) -> the only focus nodes that can fail, so that the others are not visited.
+    candidates: Callable | None = None
+    compiled: Callable | None = None  # (params, compiler) -> a Python expression, or None
+    # Its results depend on the value nodes alone, not on which focus node they belong to, so
+    # nodes of one kind with the same values (none, or their types) share them.
+    value_only: bool = False
+    # (params, compiler) -> a test of a node's set of asserted types that decides the constraint at
+    # the node itself (of a node shape), or None when the constraint reads more than types. Asked
+    # only of graphs without rdfs:subClassOf.
+    types_test: Callable | None = None
+
+
+COMPONENTS: dict[str, Native] = {}
+# Target types: IRI -> matches(graph, types, predicates, params) -> bool (decided per kind of node).
+TARGET_TYPES: dict[str, Callable] = {}
+# Target types decided per graph: IRI -> nodes(graph, params) -> the focus nodes.
+TARGET_NODES: dict[str, Callable] = {}
+
+
+def _names(namespace: str, parameters: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(namespace + name for name in parameters)
+
+
+def component(local: str, *parameters: str, namespace: str = SH, static: bool = False, own_values: bool = False,
+              candidates: Callable | None = None, compiled: Callable | None = None, value_only: bool = False,
+              types_test: Callable | None = None) -> Callable[[Callable], Callable]:
+    """Register a check under namespace + local, reading the parameters named (in namespace)."""
+    def register(check):
+        COMPONENTS[namespace + local] = Native(check, _names(namespace, parameters), static, None, own_values,
+                                               candidates, compiled, value_only, types_test)
+        return check
+    return register
+
+
+def per_value(local: str, *parameters: str, namespace: str = SH, compiled: Callable | None = None,
+              types_test: Callable | None = None) -> Callable[[Callable], Callable]:
+    """A component whose results are exactly the values failing a test built from the params."""
+    def register(make_test):
+        def check(ctx, shape, focus, values, params):
+            test = make_test(ctx, params)
+            for value in values:
+                if not test(ctx.graph, value):
+                    yield value, None
+        COMPONENTS[namespace + local] = Native(check, _names(namespace, parameters), False, make_test,
+                                               compiled=compiled, value_only=True, types_test=types_test)
+        return make_test
+    return register
+
+
+class Context:
+    """What a component sees: the graph, and how to ask whether a node conforms to a shape."""
+
+    def __init__(self, graph: TraceGraph, conforms: Callable, types_test: Callable | None = None):
+        self.graph = graph
+        self.conforms = conforms  # (shape, node) -> bool
+        # shape -> a test of a node's asserted types that decides conformance, or None when the
+        # shape reads more than types (or the graph has subclasses): a set operation instead of a call.
+        self.types_test = types_test or (lambda shape: None)
+
+
+def param(params: dict, local: str, namespace: str = SH) -> Any:
+    return params.get(namespace + local)
+
+
+_BOOLEAN = rdflib.URIRef("http://www.w3.org/2001/XMLSchema#boolean")
+
+
+def true(term) -> bool:
+    # SHACL switches a boolean parameter on with the literal true alone: "1"^^xsd:boolean,
+    # the same value, is another term and leaves the constraint off (W3C uniqueLang-002).
+    return isinstance(term, rdflib.Literal) and term.datatype == _BOOLEAN and str(term) == "true"

@@ -1,0 +1,91 @@
+"""SHACL 4.6, logical constraint components: sh:not, sh:and, sh:or, sh:xone."""
+
+from __future__ import annotations
+
+from ..component import param, per_value
+
+
+def _not_types(params, compiler):
+    nested = compiler.shape_types_test(param(params, "not"))
+    return None if nested is None else (lambda kinds: not nested(kinds))
+
+
+@per_value("NotConstraintComponent", "not", types_test=_not_types)
+def _not(ctx, params):
+    negated = param(params, "not")
+    return lambda graph, v: not ctx.conforms(negated, v)
+
+
+# The tests below run for every value of every node a shape targets: plain loops, not a
+# generator per call.
+
+def _and_types(params, compiler):
+    tests = compiler.shape_types_tests(param(params, "and"))
+    return None if tests is None else (lambda kinds: all(f(kinds) for f in tests))
+
+
+@per_value("AndConstraintComponent", "and", types_test=_and_types)
+def _and(ctx, params):
+    members, conforms = tuple(param(params, "and")), ctx.conforms
+
+    def test(graph, v):
+        for shape in members:
+            if not conforms(shape, v):
+                return False
+        return True
+    return test
+
+
+def _or_compiled(params, compiler) -> str | None:
+    # Members that read only a node's types (sh:class tests, mostly) are judged on its types.
+    return compiler.types_expression(list(param(params, "or")))
+
+
+def _or_types(params, compiler):
+    members = list(param(params, "or"))
+    # Members that each require one class only: one set operation instead of a test per member.
+    classes = compiler.classes_of(members)
+    if classes is not None:
+        return lambda kinds: not classes.isdisjoint(kinds)
+    tests = compiler.shape_types_tests(members)
+    return None if tests is None else (lambda kinds: any(f(kinds) for f in tests))
+
+
+@per_value("OrConstraintComponent", "or", compiled=_or_compiled, types_test=_or_types)
+def _or(ctx, params):
+    members, conforms = tuple(param(params, "or")), ctx.conforms
+    # The members judged on types are tried first, in one pass over the value's types; the
+    # others (reading values, what derives from it) only when none of those holds.
+    typed = tuple(test for test in map(ctx.types_test, members) if test is not None)
+    others = tuple(m for m in members if ctx.types_test(m) is None)
+    if typed:
+        types_of = ctx.graph.types_of
+
+        def mixed(graph, v):
+            kinds = types_of(v)
+            for test in typed:
+                if test(kinds):
+                    return True
+            for shape in others:
+                if conforms(shape, v):
+                    return True
+            return False
+        return mixed
+
+    def test(graph, v):
+        for shape in members:
+            if conforms(shape, v):
+                return True
+        return False
+    return test
+
+
+def _xone_types(params, compiler):
+    tests = compiler.shape_types_tests(param(params, "xone"))
+    return None if tests is None else (lambda kinds: sum(1 for f in tests if f(kinds)) == 1)
+
+
+@per_value("XoneConstraintComponent", "xone", types_test=_xone_types)
+def _xone(ctx, params):
+    members = param(params, "xone")
+    return lambda graph, v: sum(1 for s in members if ctx.conforms(s, v)) == 1

@@ -1,0 +1,30 @@
+"""SHACL 4.3, value range constraint components: sh:minExclusive, sh:minInclusive,
+sh:maxExclusive, sh:maxInclusive (by SPARQL's ordering, engines/xsd.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...ground.graph import key_from_rdflib
+from ..component import param, per_value
+from ..xsd import order_key
+
+
+def _range(local: str, accept: Callable[[int], bool]):
+    name = local[0].lower() + local[1:]
+
+    @per_value(local + "ConstraintComponent", name)
+    def make(ctx, params):
+        bound = order_key(key_from_rdflib(param(params, name)))
+
+        def test(graph, v):  # xsd.compare with the bound's key read once
+            key = order_key(v)
+            return bound is not None and key is not None and key[0] == bound[0] and \
+                accept((key[1] > bound[1]) - (key[1] < bound[1]))
+        return test
+
+
+_range("MinExclusive", lambda order: order > 0)
+_range("MinInclusive", lambda order: order >= 0)
+_range("MaxExclusive", lambda order: order < 0)
+_range("MaxInclusive", lambda order: order <= 0)

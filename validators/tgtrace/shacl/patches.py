@@ -1,0 +1,349 @@
+"""Where the reference engine changes rdflib and pySHACL while it runs: every patch of their
+classes and modules, in one place, each restored when the run ends.
+
+Each patch makes pySHACL faster and leaves its results as they are (its docstring says why). They
+reach into the internals of the versions they were written against, so they apply only to those
+(``PATCHED_PYSHACL``): with any other pySHACL the reference engine runs pySHACL stock, correct
+and slower, and says so once on standard error. ``TGTRACE_STOCK_PYSHACL=1`` runs it stock on
+purpose, so that the reference can itself be checked against its own reference (the tests compare
+the two on every example).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from importlib.metadata import PackageNotFoundError, version
+
+from rdflib.paths import MulPath
+
+from .paths import StepIndex, _one_step, nearest_of_type
+
+# The pySHACL releases (major.minor) whose internals the patches were written against and tested on.
+PATCHED_PYSHACL = ("0.40",)
+# Set to 1 to run pySHACL with none of the patches.
+STOCK_ENV = "TGTRACE_STOCK_PYSHACL"
+_told: list[str] = []
+
+
+def pyshacl_version() -> str:
+    try:
+        return version("pyshacl")
+    except PackageNotFoundError:  # pragma: no cover - pySHACL is a dependency
+        return "unknown"
+
+
+def patched() -> bool:
+    """Whether the reference engine runs pySHACL patched: not asked to run it stock, and a pySHACL
+    the patches were written for (else a note, once, on standard error)."""
+    if os.environ.get(STOCK_ENV, "") not in ("", "0"):
+        return False
+    installed = pyshacl_version()
+    if ".".join(installed.split(".")[:2]) in PATCHED_PYSHACL:
+        return True
+    if not _told:
+        _told.append(installed)
+        sys.stderr.write(f"tg-trace: pySHACL {installed} is not a release the reference engine's speed-ups "
+                         f"were written for ({', '.join(PATCHED_PYSHACL)}): running it stock (slower)\n")
+    return False
+
+
+@contextmanager
+def speedups() -> Iterator[bool]:
+    """Every patch while the block runs, where ``patched()`` allows them; yields whether they apply."""
+    if not patched():
+        yield False
+        return
+    with ExitStack() as stack:
+        for patch in (each_query_parsed_once, shape_lookups_indexed, indexed_transitive_paths,
+                      filters_evaluated_first):
+            stack.enter_context(patch())
+        yield True
+
+
+_PREPARED: dict = {}  # kept for the process: the shapes' queries are the same for every input
+
+
+@contextmanager
+def each_query_parsed_once() -> Iterator[None]:
+    """Parse (and check) each SPARQL text once while pySHACL runs.
+
+    pySHACL hands rdflib a SPARQL constraint as text once per focus node, and
+    rdflib parses text on every call: on large inputs most of the reference
+    engine's time went to pyparsing. The parsed and translated query is what
+    rdflib's own prepareQuery gives for repeated execution with different
+    initial bindings, so the results are unchanged.
+
+    The graph patterns of (NOT) EXISTS are translated into an attribute that
+    rdflib's own pass over the query never visits, so their joins are never
+    marked lazy: each EXISTS built the whole set of its pattern's solutions
+    (every ancestor of the focus for ``prov:wasDerivedFrom+``) before looking
+    at the first. :func:`_lazy_exists` runs that pass (rdflib's ``analyse``)
+    on them; a lazy join is rdflib's nested loop, with the same solutions.
+    """
+    # rdflib's SPARQL engine (a pyparsing grammar, a third of a second to import) is only
+    # needed when the reference engine runs.
+    from rdflib.plugins.sparql import processor
+
+    original = processor.SPARQLProcessor.query
+    prepared = _PREPARED
+
+    def query(self, strOrQuery, initBindings=None, initNs=None, base=None, DEBUG=False):
+        if isinstance(strOrQuery, str):
+            key = (strOrQuery, base, tuple(sorted((initNs or {}).items())))
+            if key not in prepared:
+                prepared[key] = processor.translateQuery(processor.parseQuery(strOrQuery), base, initNs)
+                _lazy_exists(prepared[key].algebra)
+                nearest_of_type(prepared[key].algebra)
+                _remember_exists(prepared[key].algebra)
+            strOrQuery = prepared[key]
+        return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
+
+    # pySHACL also checks each query's text against SHACL's syntax rules with regular expressions
+    # before every run (about a millisecond a focus node): the verdict depends on the text alone.
+    from pyshacl.helper.sparql_query_helper import SPARQLQueryHelper
+
+    original_check = SPARQLQueryHelper.check_invalid_sparql
+    checked: set = set()
+
+    def check_invalid_sparql(self, sparql_text, valuenode=None, extravars=None):
+        key = (sparql_text, valuenode is not None, frozenset(extravars or ()))
+        if key not in checked:
+            original_check(self, sparql_text, valuenode, extravars)  # raises on a query SHACL forbids
+            checked.add(key)
+        return True
+
+    processor.SPARQLProcessor.query = query  # type: ignore[method-assign]  # patched for the run, restored after
+    SPARQLQueryHelper.check_invalid_sparql = check_invalid_sparql  # type: ignore[method-assign]
+    _EXISTS_VERDICTS["run"] = {}
+    try:
+        yield
+    finally:
+        _EXISTS_VERDICTS.pop("run", None)
+        processor.SPARQLProcessor.query = original  # type: ignore[method-assign]
+        SPARQLQueryHelper.check_invalid_sparql = original_check  # type: ignore[method-assign]
+
+
+class _Members(list):
+    """pySHACL's list of constraint parameters, looked up as a set: it tests every predicate of
+    a shape against the list each time the shape validates a node (a linear scan of URIRef
+    comparisons). Same members, same order; only membership is faster."""
+
+    def __init__(self, items=()):
+        super().__init__(items)
+        self._members = set(self)
+
+    def __contains__(self, item) -> bool:
+        return item in self._members
+
+    def copy(self) -> _Members:
+        return _Members(self)
+
+    def append(self, item) -> None:
+        super().append(item)
+        self._members.add(item)
+
+
+@contextmanager
+def shape_lookups_indexed() -> Iterator[None]:
+    """While pySHACL runs, what a shape looks up about itself in the shapes graph is looked up once
+    per shape: its custom constraint components (the shapes graph does not change during a run)
+    and whether a predicate is a constraint parameter. Results are unchanged."""
+    from pyshacl import shape as shape_module
+    from pyshacl.constraints import ALL_CONSTRAINT_PARAMETERS, CONSTRAINT_PARAMETERS_MAP
+
+    original_find = shape_module.Shape.find_custom_constraints
+    found: dict = {}
+
+    def find_custom_constraints(self):
+        if id(self) not in found:
+            found[id(self)] = (self, original_find(self))  # the shape is kept, so its id stays its own
+        return found[id(self)][1]
+
+    previous = getattr(shape_module, "CONSTRAINT_PARAMS", None)
+    shape_module.Shape.find_custom_constraints = find_custom_constraints  # type: ignore[method-assign]  # patched for the run, restored after
+    shape_module.CONSTRAINT_PARAMS = (_Members(ALL_CONSTRAINT_PARAMETERS), CONSTRAINT_PARAMETERS_MAP)  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        shape_module.Shape.find_custom_constraints = original_find  # type: ignore[method-assign]
+        if previous is None:
+            del shape_module.CONSTRAINT_PARAMS  # type: ignore[attr-defined]
+        else:
+            shape_module.CONSTRAINT_PARAMS = previous  # type: ignore[attr-defined]
+
+
+# The verdicts of (NOT) EXISTS while a run lasts, by the pattern and the values of its variables.
+_EXISTS_VERDICTS: dict = {}
+_NOT_REPEATABLE = {"Builtin_RAND", "Builtin_NOW", "Builtin_UUID", "Builtin_STRUUID", "Builtin_BNODE",
+                   "ServiceGraphPattern"}
+
+
+def _remember_exists(node) -> None:
+    """Have each (NOT) EXISTS in a translated query give its verdict once per run for the same
+    values of its pattern's variables.
+
+    An EXISTS pattern's verdict depends on nothing but the graph (which does not change while
+    pySHACL runs) and the values of the variables it mentions; rdflib evaluates it anew for every
+    solution it filters, so a query that filters every triple of the graph (the vocabulary rules'
+    target) evaluated the same three patterns for every triple, and pySHACL ran that query once
+    per shape. Patterns whose result may differ between evaluations (RAND, NOW, UUID, BNODE) are
+    left alone."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+    from rdflib.term import Variable
+
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, CompValue):
+            if current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+                pattern = current.__dict__.get("graph")
+                variables, repeatable = _variables_of(pattern, CompValue, Variable)
+                evaluate = getattr(current, "_evalfn", None)
+                if repeatable and evaluate is not None and not getattr(evaluate, "remembered", False):
+                    current._evalfn = _remembering(current, evaluate, tuple(variables))
+                stack.append(pattern)
+            stack.extend(v for v in current.values() if v is not None)
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+
+
+def _variables_of(pattern, compvalue, variable) -> tuple[set, bool]:
+    """Every variable a translated pattern mentions, nested patterns included, and whether its
+    verdict is the same each time for the same values of them."""
+    found: set = set()
+    stack = [pattern]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, variable):
+            found.add(current)
+        elif isinstance(current, compvalue):
+            if current.name in _NOT_REPEATABLE:
+                return found, False
+            if "graph" in current.__dict__:
+                stack.append(current.__dict__["graph"])
+            stack.extend(current.values())
+        elif isinstance(current, (list, tuple, set, frozenset)):
+            stack.extend(current)
+    return found, True
+
+
+def _remembering(node, evaluate, variables: tuple):
+    def value(ctx, name):
+        try:
+            return ctx[name]
+        except (KeyError, TypeError):  # unbound (rdflib looks in the initial bindings last)
+            return None
+
+    def remembered(ctx):
+        verdicts = _EXISTS_VERDICTS.get("run")
+        if verdicts is None:
+            return evaluate(ctx)
+        graph = ctx.ctx.graph
+        key = (id(node), id(graph), tuple(value(ctx, name) for name in variables))
+        entry = verdicts.get(key)
+        if entry is None or entry[0] is not graph:
+            entry = verdicts[key] = (graph, evaluate(ctx))  # the graph kept, so its id stays its own
+        return entry[1]
+
+    remembered.remembered = True  # type: ignore[attr-defined]  # a mark on the function: wrapped once
+    return remembered
+
+
+@contextmanager
+def filters_evaluated_first() -> Iterator[None]:
+    """While pySHACL runs, rdflib judges a FILTER's expression by evaluating it first.
+
+    rdflib's filter test (``_ebv``) first asks whether the expression, unevaluated, is itself a
+    boolean; for an expression it never is, and the refusal formats the whole expression tree
+    as text, for every solution filtered (a twentieth of the reference engine's time on long
+    chains). Evaluating the expression straight away gives the same verdict, errors included."""
+    from rdflib.plugins.sparql import evaluate, evalutils
+    from rdflib.plugins.sparql.operators import EBV
+    from rdflib.plugins.sparql.parserutils import Expr
+    from rdflib.plugins.sparql.sparql import SPARQLError
+
+    original = evalutils._ebv
+
+    def ebv(expr, ctx):
+        if not isinstance(expr, Expr):
+            return original(expr, ctx)  # a literal or a variable: rdflib's own test
+        try:
+            return EBV(expr.eval(ctx))
+        except SPARQLError:
+            return False  # an error filters the solution out, as in rdflib
+
+    evalutils._ebv = evaluate._ebv = ebv
+    try:
+        yield
+    finally:
+        evalutils._ebv = evaluate._ebv = original
+
+
+def _lazy_exists(node) -> None:
+    """Mark the joins of every (NOT) EXISTS pattern in a translated query lazy where rdflib's
+    ``analyse`` would, nested EXISTS included."""
+    from rdflib.plugins.sparql.algebra import _traverseAgg, analyse
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, CompValue):
+            if current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+                pattern = current.__dict__.get("graph")  # the translated pattern, set as an attribute
+                if isinstance(pattern, CompValue):
+                    _traverseAgg(pattern, visitor=analyse)
+                    stack.append(pattern)
+            stack.extend(v for v in current.values() if v is not None)
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+
+
+
+@contextmanager
+def indexed_transitive_paths() -> Iterator[None]:
+    """Evaluate p+ and p* from indexes while the block runs (rdflib's MulPath.eval patched)."""
+    original = MulPath.eval
+    indexes: dict = {}  # (id of graph, inner path) -> (graph, StepIndex); the graph kept alive
+
+    def index_of(graph, step) -> StepIndex:
+        key = (id(graph), repr(step))
+        entry = indexes.get(key)
+        if entry is None or entry[0] is not graph:
+            entry = indexes[key] = (graph, StepIndex(graph, step))
+        return entry[1]
+
+    def evaluate(self, graph, subj=None, obj=None, first=True):
+        # The same tests of subj and obj as rdflib's (truth values, not None checks).
+        if not first or not self.more or not (subj or obj) or not _one_step(self.path):
+            yield from original(self, graph, subj, obj, first)  # p?, or every pair: rdflib's own
+            return
+        if self.zero:
+            if subj and obj:
+                if subj == obj:
+                    yield subj, obj
+            elif subj:
+                yield subj, subj
+            else:
+                yield obj, obj
+        index = index_of(graph, self.path)
+        if subj and obj:
+            if index.reaches(subj, obj):
+                yield subj, obj
+        elif subj:
+            for node in index.reachable(subj, index.forward):
+                yield subj, node
+        else:
+            for node in index.reachable(obj, index.backward):
+                yield node, obj
+
+    MulPath.eval = evaluate  # type: ignore[method-assign]  # patched for the run, restored after
+    try:
+        yield
+    finally:
+        MulPath.eval = original  # type: ignore[method-assign]
+
+
