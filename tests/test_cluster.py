@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -190,9 +191,25 @@ def test_a_large_process_starts_its_workers_from_a_fork_server(monkeypatch):
     # memory limits act on: a process large beside a worker's share of the memory does not fork.
     if not sys.platform.startswith("linux"):
         pytest.skip("workers are forked from the client on Linux only")
+    monkeypatch.setattr(cluster.threading, "active_count", lambda: 1)  # as the command line runs
     for rss, method in [(100 << 20, "fork"), (cluster.MEMORY_LIMIT // 8, "forkserver")]:
         monkeypatch.setattr(cluster.psutil.Process, "memory_info", lambda self, rss=rss: SimpleNamespace(rss=rss))
         assert cluster._start_method(2) == method
+
+
+def test_a_process_running_other_threads_starts_its_workers_from_a_fork_server(monkeypatch):
+    # A thread of the caller's may hold a lock at the fork, which a forked worker would wait on forever.
+    if not sys.platform.startswith("linux"):
+        pytest.skip("workers are forked from the client on Linux only")
+    monkeypatch.setattr(cluster.psutil.Process, "memory_info", lambda self: SimpleNamespace(rss=100 << 20))
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, name="caller's own")
+    other.start()
+    try:
+        assert cluster._start_method(2) == "forkserver"
+    finally:
+        release.set()
+        other.join()
 
 
 def test_an_input_rewritten_while_it_is_linted_is_an_input_error(tmp_path: Path, monkeypatch):

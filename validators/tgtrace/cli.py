@@ -10,8 +10,10 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar
+from types import ModuleType
+from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import click
 
@@ -35,7 +37,7 @@ from .ground import limits
 from .ground.errors import TgTraceError
 from .ground.escaping import message, printable, redact, safe_layout
 from .ground.files import Appended, refuse_inputs, write_atomic
-from .ground.model import Report, Severity
+from .ground.model import Finding, Report, Severity
 from .inputs.loaders import expand_paths, load
 from .rules import get_rule, selfcheck
 from .rules.help import explain_rule, list_rules
@@ -45,9 +47,17 @@ from .run.settings import Output, Settings
 from .tracemodel.traces import PATTERNS
 from .views import traces as traceviews
 
+if TYPE_CHECKING:
+    import pyoxigraph as ox
+
+    from .inputs.gateway import Connection
+
 # click: the de facto Python CLI library; its help text also feeds the docs site's CLI reference.
 
 ISSUES = "https://github.com/trustgraph-ai/trustgraph-ontology/issues"
+
+# A command's function, as the option decorators take and give it back.
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class UsageProblem(TgTraceError, click.ClickException):
@@ -55,7 +65,7 @@ class UsageProblem(TgTraceError, click.ClickException):
 
     exit_code: ClassVar[int] = TgTraceError.exit_code
 
-    def show(self, file=None) -> None:
+    def show(self, file: IO[Any] | None = None) -> None:
         # Escaped here too, whatever raised it: a message may quote a path or the input.
         click.echo(f"tg-trace: {message(self.format_message())}", err=True)
 
@@ -92,25 +102,25 @@ class ProgressBar:
             self._progress.stop()
 
 
-def _cluster():
+def _cluster() -> ModuleType:
     """The cluster module, imported for --cluster only: with Dask it costs every other run a
     third of a second and 20 MB at start-up. (cluster imports nothing of cli: no cycle.)"""
     from .cluster import lint as cluster
     return cluster
 
 
-def _view_formats():
+def _view_formats() -> ModuleType:
     """The text and JSON of list and show (formats.listshow), imported by those commands only: it loads
     rich's console, tables and trees. (views imports nothing of cli: no cycle.)"""
     from .formats import listshow
     return listshow
 
 
-def _split(values) -> list[str]:
+def _split(values: Iterable[str] | None) -> list[str]:
     return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
 
 
-def _click_option(option: options.Option, command: str):
+def _click_option(option: options.Option, command: str) -> Callable[[_F], _F]:
     """The click option of an entry of the options table, as ``command`` takes it."""
     names = [name for name in (option.short, option.flag) if name] + [option.field]
     help_ = option.help_for(command)
@@ -129,9 +139,9 @@ def _click_option(option: options.Option, command: str):
                         show_default=option.show_default or False)
 
 
-def _table_options(command: str):
+def _table_options(command: str) -> Callable[[_F], _F]:
     """The flags of ``command`` that the options table declares (tgtrace.run.options), in its order."""
-    def decorate(function):
+    def decorate(function: _F) -> _F:
         for option in reversed(options.for_command(command)):
             function = _click_option(option, command)(function)
         return function
@@ -165,13 +175,13 @@ class _Commands(click.Group):
     a TgTraceError, a problem with the command or its input, click's usage errors included; one
     line and 3 for anything else, a bug (the traceback with --debug)."""
 
-    def parse_args(self, ctx, args):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as exc:
             raise _usage(exc) from None
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except UsageProblem:
@@ -198,7 +208,7 @@ class _Commands(click.Group):
 @click.version_option(package_name="trustgraph-ontology", prog_name="tg-trace")
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error (exit 3).")
 @click.pass_context
-def main(ctx, debug) -> None:
+def main(ctx: click.Context, debug: bool) -> None:
     """Lint TrustGraph explainability traces against the TrustGraph ontology and shapes.
 
     Exit status: 0 clean, 1 findings, 2 a usage problem or unreadable input (one line),
@@ -207,7 +217,8 @@ def main(ctx, debug) -> None:
     ctx.obj = {"debug": debug}
 
 
-def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Output:
+def _output(fmt: str | None, color: bool | None, output_file: str | None, statistics: bool, summary_file: str | None,
+            no_summary: bool) -> Output:
     fmt = fmt or default_format()
     if statistics:
         refuse_statistics(fmt)
@@ -221,7 +232,7 @@ def _output(fmt, color, output_file, statistics, summary_file, no_summary) -> Ou
                   summary=summary)
 
 
-def _gateway():
+def _gateway() -> ModuleType:
     """The network module, imported by the commands that reach a gateway: websockets costs every
     other run start-up time. (gateway imports nothing of cli: no cycle.)"""
     from .inputs import gateway
@@ -249,13 +260,15 @@ _CONNECTION_OPTIONS = (
 )
 
 
-def _connection_options(command):
+def _connection_options(command: _F) -> _F:
     for option in reversed(_CONNECTION_OPTIONS):
         command = option(command)
     return command
 
 
-def _connection(api_url, token, workspace, flow_id, idle_timeout=None, deadline=None, max_frame=None):
+def _connection(api_url: str | None, token: str | None, workspace: str | None, flow_id: str | None,
+                idle_timeout: float | None = None, deadline: float | None = None,
+                max_frame: int | None = None) -> Connection:
     connection = _gateway().Connection.from_environment(url=api_url, token=token, workspace=workspace, flow=flow_id,
                                                         timeout=idle_timeout, deadline=deadline, max_frame=max_frame)
     if connection.exposes_token:
@@ -294,7 +307,7 @@ class _PullProgress:
             self._progress.stop()
 
 
-def _pull(connection, collection, limit, progress):
+def _pull(connection: Connection, collection: str, limit: int, progress: bool | None) -> list[ox.Quad]:
     bar = _PullProgress(sys.stderr.isatty() if progress is None else progress)
     try:
         return _gateway().pull(connection, collection, limit=limit, counted=bar)
@@ -331,9 +344,11 @@ def _pull(connection, collection, limit, progress):
               help=f"With -C: the most triples the collection's traces may hold (default: {limits.PULL_LIMIT}), as for "
               "pull.")
 @_connection_options
-def lint(paths, fmt, color, output_file, statistics, summary_file, no_summary, config_file, no_config,
-         progress, collection, limit, api_url, token, workspace, flow_id, idle_timeout, deadline, max_frame,
-         **flags) -> None:
+def lint(paths: tuple[str | io.BytesIO, ...], fmt: str | None, color: bool | None, output_file: str | None,
+         statistics: bool, summary_file: str | None, no_summary: bool, config_file: str | None, no_config: bool,
+         progress: bool | None, collection: str | None, limit: int | None, api_url: str | None, token: str | None,
+         workspace: str | None, flow_id: str | None, idle_timeout: float | None, deadline: float | None,
+         max_frame: int | None, **flags: Any) -> None:
     """Lint trace files (N-Quads, N-Triples, Turtle, TriG, JSON-LD, TrustGraph wire JSON or JSONL
     explain streams), or with -C a collection of a running TrustGraph. PATHS may be files,
     directories or - for standard input.
@@ -410,7 +425,7 @@ _RDF_NAMES = {"nquads": "N-Quads", "trig": "TriG", "ntriples": "N-Triples"}
 @_table_options("convert")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
-def convert(paths, fmt, input_format, output_file) -> None:
+def convert(paths: tuple[str, ...], fmt: str, input_format: str | None, output_file: str | None) -> None:
     """Write the graph tg-trace reads from trace files (any input lint takes: wire JSON, explain
     streams, every RDF syntax) as N-Quads or TriG 1.2, so that another RDF tool, such as a SHACL
     processor given the published shapes, checks exactly the graph tg-trace judges.
@@ -449,7 +464,7 @@ def convert(paths, fmt, input_format, output_file) -> None:
               help="Write the diff to this file (atomically) instead of standard output.")
 @click.option("--color/--no-color", default=None,
               help="Colour the text format. Default: when writing to a terminal and NO_COLOR is unset.")
-def diff(old, new, fmt, output_file, color, **flags) -> None:
+def diff(old: str, new: str, fmt: str, output_file: str | None, color: bool | None, **flags: Any) -> None:
     """Compare the structure of the traces in OLD and NEW: what an emitter change added, removed
     or changed. Entities are matched by their place in their trace (pattern, step kind, position
     along the chain, sub-trace), never by IRI; each one's types and mixins, named graphs,
@@ -481,7 +496,7 @@ def diff(old, new, fmt, output_file, color, **flags) -> None:
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
               help="Write the report to this file (atomically) instead of standard output.")
 @click.option("--no-reasoner", is_flag=True, help="Skip HermiT (which needs Java).")
-def check(fmt, output_file, no_reasoner) -> None:
+def check(fmt: str | None, output_file: str | None, no_reasoner: bool) -> None:
     """Self-check the installed ontology and shapes: they parse, the ontology is consistent
     (HermiT), every term the shapes use is declared, every term is labelled and defined.
     Each problem is a finding with a code (K001...), in any output format; exit 1 on an error."""
@@ -500,7 +515,7 @@ def check(fmt, output_file, no_reasoner) -> None:
 
 @main.command()
 @click.argument("code")
-def rule(code) -> None:
+def rule(code: str) -> None:
     """Explain one rule: what it checks, why it matters, how to fix it."""
     text = explain_rule(get_rule(code))
     if sys.stdout.isatty():
@@ -521,11 +536,12 @@ def rules() -> None:
 
 # ---------------------------------------------------------------- viewing traces
 
-def _view_settings(config_file, no_config, one_capture=None):
+def _view_settings(config_file: str | None, no_config: bool, one_capture: bool | None = None) -> Settings:
     return config.resolve(config_file, no_config, one_capture=one_capture or None)
 
 
-def _views(paths, trace, config_file, no_config, one_capture=None) -> tuple[list, object]:
+def _views(paths: Sequence[str], trace: str | None, config_file: str | None, no_config: bool,
+           one_capture: bool | None = None) -> tuple[list[traceviews.TraceView], Settings]:
     settings = _view_settings(config_file, no_config, one_capture)
     only = (lambda iri: traceviews.matches(iri, trace)) if trace else None
     views = traceviews.build(*paths, settings=settings, only=only)
@@ -534,7 +550,8 @@ def _views(paths, trace, config_file, no_config, one_capture=None) -> tuple[list
     return views, settings
 
 
-def _exit_for(views, settings, outside: dict[str, int] | None = None) -> None:
+def _exit_for(views: Iterable[traceviews.TraceView | traceviews.TraceRow], settings: Settings,
+              outside: dict[str, int] | None = None) -> None:
     """The exit contract: 1 when a shown trace (or row), or a statement outside every trace, has
     a finding at or above --fail-on."""
     fail_on = settings.fail_on
@@ -564,7 +581,7 @@ _CONFIG_OPTIONS = (
 )
 
 
-def _config_options(command):
+def _config_options(command: _F) -> _F:
     for option in reversed(_CONFIG_OPTIONS):
         command = option(command)
     return command
@@ -597,8 +614,9 @@ _SORTS = {
 @click.option("--color/--no-color", default=None, help="Colour the table. Default: on a terminal.")
 @_table_options("list")
 @_config_options
-def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, color, config_file, no_config,
-                **flags) -> None:
+def list_traces(paths: tuple[str, ...], fmt: str, patterns: tuple[str, ...], has_findings: bool, since: str | None,
+                sort_key: str, reverse: bool, color: bool | None, config_file: str | None, no_config: bool,
+                **flags: Any) -> None:
     """One row per trace of the files (sub-agents and tool sub-traces counted in their parent):
     pattern, trace model, question, start, steps, LLM and tool time, tokens, models, termination,
     whether it was answered, and findings per severity.
@@ -640,7 +658,8 @@ def list_traces(paths, fmt, patterns, has_findings, since, sort_key, reverse, co
 @click.option("--color/--no-color", default=None, help="Colour the tree. Default: on a terminal.")
 @_table_options("show")
 @_config_options
-def show(path, trace, fmt, color, one_capture, config_file, no_config) -> None:
+def show(path: str, trace: str | None, fmt: str, color: bool | None, one_capture: bool | None,
+         config_file: str | None, no_config: bool) -> None:
     """Show traces as trees: each step with its type, timings, tokens, model, tool and arguments,
     thought, observation, tool error and termination; selected edges and chunks with their scores;
     sub-agents and tool sub-traces under the step that started them; each finding on its step.
@@ -665,7 +684,8 @@ _DRAWINGS = {".svg": "svg", ".png": "png", ".dot": "dot"}
               "- writes SVG to standard output.")
 @_table_options("graph")
 @_config_options
-def graph(path, trace, output_file, one_capture, config_file, no_config) -> None:
+def graph(path: str, trace: str | None, output_file: str, one_capture: bool | None, config_file: str | None,
+          no_config: bool) -> None:
     """Draw a trace's derivation graph with Graphviz: steps coloured by type with their mixins,
     Thoughts and selections as notes, sub-traces as clusters, links that break a rule in red with
     the rule code, steps with findings outlined.
@@ -706,8 +726,9 @@ def graph(path, trace, output_file, one_capture, config_file, no_config) -> None
 @click.option("--progress/--no-progress", default=None,
               help="Show the triples received on standard error. Default: when it is a terminal.")
 @_connection_options
-def pull(collection, output_file, limit, progress, api_url, token, workspace, flow_id, idle_timeout, deadline,
-         max_frame) -> None:
+def pull(collection: str, output_file: str | None, limit: int | None, progress: bool | None, api_url: str | None,
+         token: str | None, workspace: str | None, flow_id: str | None, idle_timeout: float | None,
+         deadline: float | None, max_frame: int | None) -> None:
     """Read a collection's stored traces from a running TrustGraph and write them as N-Quads:
     the explainability graphs (urn:graph:retrieval, urn:graph:source) and the nodes they link to
     elsewhere (extraction's documents, in the default graph). Lint the file with tg-trace lint.
@@ -758,9 +779,11 @@ def pull(collection, output_file, limit, progress, api_url, token, workspace, fl
 @click.option("--color/--no-color", default=None, help="Colour the text format. Default: on a terminal.")
 @_config_options
 @_connection_options
-def watch(collection, fmt, quiet_period, trace_timeout, trace_max_age, trace_max_triples,
-          max_held_triples, record, metrics_address, color, config_file, no_config, api_url, token, workspace, flow_id,
-          idle_timeout, deadline, max_frame, **flags) -> None:
+def watch(collection: str | None, fmt: str | None, quiet_period: float, trace_timeout: float, trace_max_age: float,
+          trace_max_triples: int, max_held_triples: int, record: str | None, metrics_address: str | None,
+          color: bool | None, config_file: str | None, no_config: bool, api_url: str | None, token: str | None,
+          workspace: str | None, flow_id: str | None, idle_timeout: float | None, deadline: float | None,
+          max_frame: int | None, **flags: Any) -> None:
     """Watch a flow of a running TrustGraph and lint each trace as it completes: subscribes to the
     flow's live export of triples, keeps the explainability graphs, prints each finding as it is
     found, and reconnects when the gateway goes away. Stop it with Ctrl-C or SIGTERM: it prints a
@@ -781,7 +804,7 @@ def watch(collection, fmt, quiet_period, trace_timeout, trace_max_age, trace_max
     color = bool(color) and fmt == "text"
     connection = _connection(api_url, token, workspace, flow_id, idle_timeout, deadline, max_frame)
 
-    def found(finding) -> None:
+    def found(finding: Finding) -> None:
         if shown_from is not None and finding.severity < shown_from:
             return  # counted in the summary, not printed
         text = live.line(finding, fmt, color)

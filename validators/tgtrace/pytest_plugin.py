@@ -42,16 +42,19 @@ import pytest
 from .ground.escaping import printable
 
 if TYPE_CHECKING:
+    from pathlib import Path
+    from types import ModuleType
+
     from .ground.model import Report
-    from .testing import TraceChecker
+    from .testing import SnapshotChecker, TraceChecker
 
 
-def _testing():
+def _testing() -> ModuleType:
     # Loaded on first use: a second of imports must not tax every pytest run of the environment.
     return importlib.import_module("tgtrace.testing")
 
 
-def assert_trace_conforms(trace, **options) -> Report:
+def assert_trace_conforms(trace: object, **options: object) -> Report:
     """Lint ``trace`` and raise AssertionError listing the findings unless it conforms.
 
     See :func:`tgtrace.testing.assert_trace_conforms` for the options.
@@ -60,7 +63,7 @@ def assert_trace_conforms(trace, **options) -> Report:
     return _testing().assert_trace_conforms(trace, **options)
 
 
-def assert_trace_snapshot(trace, path, *, update: bool = False):
+def assert_trace_snapshot(trace: object, path: Path | str, *, update: bool = False) -> str:
     """Compare the structure of ``trace`` with the snapshot at ``path`` (written when missing,
     outside CI; rewritten with ``update``) and raise AssertionError with the diff when it changed.
 
@@ -79,14 +82,14 @@ def tg_trace(request: pytest.FixtureRequest) -> TraceChecker:
 _SNAPSHOTS_DONE = pytest.StashKey[list]()
 
 
-def pytest_addoption(parser) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("tg-trace").addoption(
         "--tg-trace-update", action="store_true", default=False,
         help="Rewrite the trace structure snapshots of tg_trace_snapshot instead of comparing with them.")
 
 
 @pytest.fixture
-def tg_trace_snapshot(request):
+def tg_trace_snapshot(request: pytest.FixtureRequest) -> SnapshotChecker:
     """Compare a trace's structure with the test's snapshot: ``tg_trace_snapshot.assert_match(trace)``."""
     done = request.config.stash.setdefault(_SNAPSHOTS_DONE, [])
     return _testing().snapshot_checker(request.node.path, request.node.name,
@@ -94,7 +97,8 @@ def tg_trace_snapshot(request):
                                        lambda path, what: done.append((what, path)))
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: pytest.ExitCode,
+                            config: pytest.Config) -> None:
     done = config.stash.get(_SNAPSHOTS_DONE, [])
     if done:
         terminalreporter.write_sep("-", "tg-trace snapshots")

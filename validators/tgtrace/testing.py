@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from .formats import diff as diff_format
@@ -18,21 +19,21 @@ from .run.settings import Settings
 from .views import diff as structure
 
 
-def _lint(trace, settings: Settings) -> Report:
+def _lint(trace: object, settings: Settings) -> Report:
     __tracebackhide__ = True  # a failing test shows the test's line, not the plugin's
     if isinstance(trace, Path):
         trace = str(trace)
     return lint(trace, settings=settings)
 
 
-def _failure_message(report) -> str:
+def _failure_message(report: Report) -> str:
     count = sum(1 for f in report.findings if report.fail_on is not None and f.severity >= report.fail_on)
     noun = "finding" if count == 1 else "findings"
     head = f"trace does not conform: {count} {noun} at or above {report.fail_on}"
     return f"{head}\n{render(report, 'text').rstrip()}"
 
 
-def _check(trace, settings: Settings) -> Report:
+def _check(trace: object, settings: Settings) -> Report:
     __tracebackhide__ = True
     report = _lint(trace, settings)
     if not report.conforms:
@@ -41,11 +42,11 @@ def _check(trace, settings: Settings) -> Report:
 
 
 def assert_trace_conforms(
-    trace,
+    trace: object,
     *,
     fail_on: str = "error",
-    select=None,
-    ignore=None,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
     severity: dict[str, str] | None = None,
     engine: str | None = None,
 ) -> Report:
@@ -63,20 +64,20 @@ def assert_trace_conforms(
 class TraceChecker:
     """What the ``tg_trace`` fixture gives a test: lint and assert under the project's config."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def lint(self, trace, **flags) -> Report:
+    def lint(self, trace: object, **flags: object) -> Report:
         """The Report for ``trace``; ``flags`` (select, ignore, fail_on) override the config."""
         __tracebackhide__ = True
         return _lint(trace, self.settings.merge(**flags))
 
-    def assert_conforms(self, trace, **flags) -> Report:
+    def assert_conforms(self, trace: object, **flags: object) -> Report:
         __tracebackhide__ = True
         return _check(trace, self.settings.merge(**flags))
 
 
-def checker(rootpath) -> TraceChecker:
+def checker(rootpath: Path | str) -> TraceChecker:
     """A TraceChecker with the configuration found from ``rootpath``."""
     return TraceChecker(configuration.discover(rootpath))
 
@@ -91,19 +92,19 @@ SNAPSHOT_SUFFIX = ".trig"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def in_ci(environ=os.environ) -> bool:
+def in_ci(environ: Mapping[str, str] = os.environ) -> bool:
     """Whether the tests run in CI ($CI set, as every CI service sets it): a missing snapshot
     then fails instead of being written, so that a snapshot never committed cannot pass."""
     return environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def _trace_name(trace) -> str:
+def _trace_name(trace: object) -> str:
     if isinstance(trace, (str, Path)) and str(trace) != "-":
         return str(trace)
     return "<trace under test>"
 
 
-def assert_trace_snapshot(trace, path, *, update: bool = False, ci: bool | None = None) -> str:
+def assert_trace_snapshot(trace: object, path: Path | str, *, update: bool = False, ci: bool | None = None) -> str:
     """Compare the structure of ``trace`` (anything ``tgtrace.lint`` reads) with the snapshot at
     ``path`` (TriG, written by this function), and raise AssertionError with what changed, as
     ``tg-trace diff SNAPSHOT TRACE`` prints it, unless they are the same. A missing snapshot is
@@ -135,7 +136,7 @@ def assert_trace_snapshot(trace, path, *, update: bool = False, ci: bool | None 
     return "matched"
 
 
-def _write_snapshot(path: Path, traces) -> None:
+def _write_snapshot(path: Path, traces: list[structure.TraceStructure]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(str(path), diff_format.snapshot(traces))
 
@@ -145,7 +146,7 @@ class SnapshotChecker:
     trace's structure with the test's snapshot, ``tg_trace_snapshots/<module>/<test>.trig``
     beside the test module (a second snapshot of the same test: ``<test>-2.trig``, or a name)."""
 
-    def __init__(self, folder: Path, test: str, update: bool, done=None) -> None:
+    def __init__(self, folder: Path, test: str, update: bool, done: Callable[[Path, str], None] | None = None) -> None:
         self.folder = folder
         self.test = _UNSAFE_NAME.sub("_", test).strip("._") or "test"
         self.update = update
@@ -159,7 +160,7 @@ class SnapshotChecker:
         suffix = f"-{self._count + 1}" if self._count else ""
         return self.folder / f"{self.test}{suffix}{SNAPSHOT_SUFFIX}"
 
-    def assert_match(self, trace, name: str | None = None) -> Path:
+    def assert_match(self, trace: object, name: str | None = None) -> Path:
         """Compare ``trace`` with its snapshot (written on the first run, rewritten with
         --tg-trace-update); raise AssertionError with the diff when its structure changed."""
         __tracebackhide__ = True
@@ -174,6 +175,7 @@ class SnapshotChecker:
     __call__ = assert_match
 
 
-def snapshot_checker(test_file, test_name: str, update: bool, done=None) -> SnapshotChecker:
+def snapshot_checker(test_file: Path | str, test_name: str, update: bool,
+                     done: Callable[[Path, str], None] | None = None) -> SnapshotChecker:
     module = Path(test_file)
     return SnapshotChecker(module.parent / SNAPSHOT_FOLDER / module.stem, test_name, update, done)

@@ -53,12 +53,13 @@ import os
 import resource
 import ssl
 import sys
+import threading
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pyoxigraph as ox
@@ -101,6 +102,9 @@ try:
 except ImportError:  # the optional extra is not installed
     dask = psutil = Client = LocalCluster = Security = sizeof = get_mp_context = None  # type: ignore[assignment,misc]
     MEMORY_LIMIT = 0
+
+if TYPE_CHECKING:
+    from distributed import Future
 
 INSTALL = "pip install 'trustgraph-ontology[cluster]'"
 # Triples of whole traces linted as one graph by a lint task: bounds a worker's memory.
@@ -237,19 +241,21 @@ def _start_method(workers: int) -> str | None:
     imported: a spawned worker imports both again (about 0.7 s of CPU each, a sixth of linting a
     million triples).
 
-    On Linux, forked from this process while it is small beside a worker's share of the memory:
-    a forked worker counts the memory it shares with this process as its own, and Dask's memory
-    limits act on that. Dask's nannies fork from its event loop's thread; the other threads
-    then are the main one, waiting for the cluster, and Dask's and multiprocessing's own, each
-    waiting on a queue, which multiprocessing makes anew in a child, as Python does its import
-    and logging locks. Forking from here rather than from a fork server saves, at a million
-    triples on two workers, 0.8 s of CPU and 0.6 s of wall time (the server's own imports of
-    Dask and the linter, and each child's preparation).
+    On Linux, forked from this process while it is small beside a worker's share of the memory
+    and runs no thread but its own, as the command line does. A forked worker counts the memory
+    it shares with this process as its own, and Dask's memory limits act on that. A thread of the
+    caller's (a web server's, a test runner's) may hold a lock at the fork that the child would
+    wait on forever; Dask's nannies fork from its event loop's thread, started after this
+    choice, while the other threads are the main one, waiting for the cluster, and Dask's and
+    multiprocessing's own, each waiting on a queue, which multiprocessing makes anew in a child,
+    as Python does its import and logging locks. Forking from here rather than from a fork
+    server saves, at a million triples on two workers, 0.8 s of CPU and 0.6 s of wall time (the
+    server's own imports of Dask and the linter, and each child's preparation).
 
-    Elsewhere, or from a large process, forked from a fork server that imported both once (not
-    on Windows, which has none: spawned)."""
+    Elsewhere, from a large process or one running other threads, forked from a fork server that
+    imported both once (not on Windows, which has none: spawned)."""
     methods = multiprocessing.get_all_start_methods()
-    if sys.platform.startswith("linux") and "fork" in methods:
+    if sys.platform.startswith("linux") and "fork" in methods and threading.active_count() == 1:
         share = MEMORY_LIMIT / max(1, workers)  # what Dask gives each local worker
         if psutil.Process().memory_info().rss * 8 <= share:
             return "fork"
@@ -275,7 +281,8 @@ def _parse(r: ranges.Range, names: list, settings: Settings, listing: bool, part
         return _parsed(r, names, settings, listing, partitions, hashes if salt is None else interpreter_hashes)
 
 
-def _parsed(r: ranges.Range, names: list, settings: Settings, listing: bool, partitions: int, hashed) -> Parsed:
+def _parsed(r: ranges.Range, names: list, settings: Settings, listing: bool, partitions: int,
+            hashed: Callable[[Iterable[tg.Node]], array]) -> Parsed:
     graph = TraceGraph(names[r.part], model=TRUSTGRAPH)
     got = ranges.read(r, names[r.part], graph.add_quads)
     if got.error is not None:
@@ -316,7 +323,7 @@ def _probe() -> int:
     return hash(PROBE)
 
 
-def _salt(client) -> int | None:
+def _salt(client: Client) -> int | None:
     """This process's hash of ``PROBE`` when every worker hashes text as this process does (each
     forked from it, as a local cluster's are): the ranges' nodes are then hashed with the
     interpreter's own hash, which a graph's keys have cached; else None, and with blake2b."""
@@ -331,7 +338,7 @@ def _summary(parsed: Parsed) -> RangeSummary:
                         any(p.axioms for p in pieces), parsed.graph is not None)
 
 
-def _share(parsed: Parsed, partition: int):
+def _share(parsed: Parsed, partition: int) -> array:
     return parsed.keyed[partition]
 
 
@@ -412,7 +419,7 @@ def _description(taken: list, origins: list) -> tuple:
         return ox.serialize(quads, format=ox.RdfFormat.N_QUADS), places
 
 
-def _borrowed(description) -> tuple[list, list, frozenset]:
+def _borrowed(description: tuple[bytes, list] | None) -> tuple[list, list, frozenset]:
     """(quads, places, subjects) of the broadcast descriptions a task reads beside its traces."""
     if description is None:
         return [], [], frozenset()
@@ -475,7 +482,7 @@ class _Followed(Sequence):
     def __len__(self) -> int:
         return len(self.own) + len(self.lent)
 
-    def __getitem__(self, n):
+    def __getitem__(self, n: int) -> object:  # type: ignore[override]  # read by position, never sliced
         own = self.own
         return own[n] if n < len(own) else self.lent[n - len(own)]
 
@@ -490,7 +497,7 @@ class _RangePlaces(Sequence):
     def __len__(self) -> int:
         return len(self.lines)
 
-    def __getitem__(self, n):
+    def __getitem__(self, n: int) -> tuple[int, int | None]:  # type: ignore[override]  # never sliced
         line = self.lines[n]
         return self.part, None if line is None else line + self.offset
 
@@ -570,13 +577,14 @@ def _rows(graphs: Iterator[tuple], settings: Settings) -> list[dict]:
     return rows
 
 
-def _do_bucket(shares: list, origins: list, names: list, settings: Settings, what, description) -> list:
+def _do_bucket(shares: list, origins: list, names: list, settings: Settings,
+               what: Callable[[Iterator[tuple], Settings], list], description: tuple[bytes, list] | None) -> list:
     """What ``what`` (_results or _rows) gives for a bucket's whole traces, made of seam pieces."""
     return what(_graphs(shares, origins, names, _borrowed(description)), settings)
 
 
-def _do_range(parsed: Parsed, taken, interior: array, origin: tuple, names: list, settings: Settings, what,
-              description) -> list:
+def _do_range(parsed: Parsed, taken: tuple | None, interior: array, origin: tuple, names: list, settings: Settings,
+              what: Callable[[Iterator[tuple], Settings], list], description: tuple[bytes, list] | None) -> list:
     """What ``what`` gives for a range's interior traces (its pieces whose group ``interior``
     gives, -1 for the others), from the results kept when the range was linted where it was read:
     nothing of them travels. ``taken`` (what travels from the range, or None) is only waited for:
@@ -599,7 +607,8 @@ def _do_range(parsed: Parsed, taken, interior: array, origin: tuple, names: list
     return [result]
 
 
-def _do_description(description, statements: int, names: list, settings: Settings, what) -> list:
+def _do_description(description: tuple[bytes, list], statements: int, names: list, settings: Settings,
+                    what: Callable[[Iterator[tuple], Settings], list]) -> list:
     """What ``what`` gives for the broadcast descriptions themselves, linted once: their own
     findings and counts, with every statement of them the capture holds (``statements``)."""
     quads, places, _ = _borrowed(description)
@@ -622,7 +631,8 @@ def peak_memory() -> int:
 # ---------------------------------------------------------------- the client
 
 
-def lint(*sources, settings: Settings, client=None, chunk: int | None = None, stats: dict | None = None) -> Report:
+def lint(*sources: str | os.PathLike[str], settings: Settings, client: Client | None = None, chunk: int | None = None,
+         stats: dict | None = None) -> Report:
     """The report of ``sources`` (paths, URLs, globs) read as one capture, linted on the cluster
     ``settings.cluster`` (or on ``client``). Raises InputError as one process does."""
     names, batches = _on_cluster(sources, settings, client, chunk, stats, _results)
@@ -632,15 +642,16 @@ def lint(*sources, settings: Settings, client=None, chunk: int | None = None, st
     return report_of(results, settings)
 
 
-def listing(*sources, settings: Settings, client=None, chunk: int | None = None,
-            stats: dict | None = None) -> Listing:
+def listing(*sources: str | os.PathLike[str], settings: Settings, client: Client | None = None,
+            chunk: int | None = None, stats: dict | None = None) -> Listing:
     """The `tg-trace list` rows of ``sources`` read as one capture, built on the cluster where
     their traces are linted, and the files read: one process's (``traceviews.listing`` with one_capture)."""
     names, batches = _on_cluster(sources, settings, client, chunk, stats, _rows)
     return merged_listing((row for batch in batches for row in batch), names)
 
 
-def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: dict | None, task) -> tuple:
+def _on_cluster(sources: tuple[str | os.PathLike[str], ...], settings: Settings, client: Client | None,
+                chunk: int | None, stats: dict | None, task: Callable[[Iterator[tuple], Settings], list]) -> tuple:
     """(names of the parts, what ``task`` (_results or _rows) gave for each batch of whole traces)."""
     if any(not isinstance(s, (str, os.PathLike)) or str(s) == "-" for s in sources):
         raise SettingsError("--cluster reads files and URLs, not standard input or objects")
@@ -654,17 +665,17 @@ def _on_cluster(sources, settings: Settings, client, chunk: int | None, stats: d
         client = connect(settings.cluster, settings.trust_network,  # type: ignore[arg-type]  # set: this runs for --cluster
                          prepare=partial(packaged_engine, settings.codes))
     try:
-        addresses = sorted(client.scheduler_info()["workers"])
+        addresses = sorted(client.scheduler_info()["workers"])  # type: ignore[union-attr]  # connected when own
         workers = max(1, len(addresses))
         if chunk is None:
             total = sum(size for _, _, size in files)
             chunk = min(MAX_CHUNK, max(MIN_CHUNK, total // (4 * workers) + 1))
         plan = ranges.plan(files, settings.input_format, chunk)
-        return names, _run(client, plan, names, settings, addresses, stats, task)
+        return names, _run(client, plan, names, settings, addresses, stats, task)  # type: ignore[arg-type]
     finally:
         if own:
             cluster = getattr(client, "cluster", None)
-            client.close()
+            client.close()  # type: ignore[union-attr]
             if cluster is not None:
                 cluster.close()
 
@@ -757,8 +768,8 @@ class Placement:
     broadcast_triples: int
 
 
-def _run(client, plan: list, names: list[str], settings: Settings, addresses: list[str], stats: dict | None,
-         task) -> list:
+def _run(client: Client, plan: list, names: list[str], settings: Settings, addresses: list[str], stats: dict | None,
+         task: Callable[[Iterator[tuple], Settings], list]) -> list:
     workers = max(1, len(addresses))
     work = [RangeWork(r, where) for r, where in zip(plan, _homes(plan, addresses))]
     # Every task is new: named at random rather than by a hash of its arguments (a range's
@@ -803,8 +814,9 @@ def _run(client, plan: list, names: list[str], settings: Settings, addresses: li
     return done
 
 
-def _parse_ranges(client, submit, work: list[RangeWork], names: list[str], settings: Settings, task,
-                  partitions: int) -> tuple[list[list], list, object]:
+def _parse_ranges(client: Client, submit: Callable[..., Future], work: list[RangeWork], names: list[str],
+                  settings: Settings, task: Callable[[Iterator[tuple], Settings], list],
+                  partitions: int) -> tuple[list[list], list, Future]:
     """Parse every range where it runs, gather their summaries (raising the error one process would
     stop at), and deal each range's hashes to the partitions: (each partition's share of every
     range, the futures of the subjects each partition may broadcast, whether the rules allow a
@@ -827,7 +839,8 @@ def _parse_ranges(client, submit, work: list[RangeWork], names: list[str], setti
     return dealt, found, may_broadcast
 
 
-def _choose_broadcast(client, submit, work: list[RangeWork], found: list, may_broadcast) -> set:
+def _choose_broadcast(client: Client, submit: Callable[..., Future], work: list[RangeWork], found: list,
+                      may_broadcast: Future) -> set:
     """The subjects whose descriptions are broadcast, and each range's pieces that describe them
     (``RangeWork.described``) or that it cannot lint as one process does (``inexact``).
 
@@ -893,7 +906,8 @@ def _place(work: list[RangeWork], groups: array) -> Placement:
     return Placement(sizes, home, marked, broadcast_triples)
 
 
-def _take_seams(submit, work: list[RangeWork], groups: array, placement: Placement, bucket_of: array) -> dict:
+def _take_seams(submit: Callable[..., Future], work: list[RangeWork], groups: array, placement: Placement,
+                bucket_of: array) -> dict:
     """Each range's interior (``RangeWork.interior``: the group of each piece linted where it lies,
     else -1), and what is taken from its input again (``RangeWork.taken``): its seams, by bucket,
     and its broadcast descriptions. Returns bucket -> [(pick future, (part, offset))]."""
@@ -914,8 +928,8 @@ def _take_seams(submit, work: list[RangeWork], groups: array, placement: Placeme
     return picks
 
 
-def _submit_linting(submit, work: list[RangeWork], picks: dict, placement: Placement, names: list[str],
-                    settings: Settings, task) -> list:
+def _submit_linting(submit: Callable[..., Future], work: list[RangeWork], picks: dict, placement: Placement,
+                    names: list[str], settings: Settings, task: Callable[[Iterator[tuple], Settings], list]) -> list:
     """The linting tasks: what the descriptions gave, then each range's interior traces, then each
     bucket's seams."""
     description = None

@@ -44,12 +44,12 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from hashlib import blake2b
 from itertools import chain
 
-from ..ground.graph import RDF_TYPE, SUBCLASS, TraceGraph
+from ..ground.graph import RDF_TYPE, SUBCLASS, Node, TraceGraph
 from ..ground.locations import StatementPlaces, run_end
 from ..ground.namespaces import TG
 from ..tracemodel.traces import LINKS, TRUSTGRAPH, session_of
@@ -66,7 +66,7 @@ DIGEST_BYTES = 16
 _blake2b_64 = partial(blake2b, digest_size=8)
 
 
-def hashes(nodes) -> array:
+def hashes(nodes: Iterable[Node]) -> array:
     """A 64-bit hash of each graph key, the same in every process (str's hash is salted per
     process), at once: the digests joined and read as one array."""
     found = array("Q")
@@ -77,7 +77,7 @@ def hashes(nodes) -> array:
     return found
 
 
-def interpreter_hashes(nodes) -> array:
+def interpreter_hashes(nodes: Iterable[Node]) -> array:
     """The interpreter's own hash of each graph key's text (salted per interpreter): the same
     only in processes that share this one's salt, forked from one interpreter; a fraction of the
     cost of ``hashes`` (a key's hash is already cached, as a key of the graph's index)."""
@@ -107,7 +107,8 @@ class Piece:
         self.runs, self.distinct, self.digest = runs, distinct, digest
 
 
-def split(graph: TraceGraph, starts: array | None = None, hashed=hashes) -> list[Piece]:
+def split(graph: TraceGraph, starts: array | None = None,
+          hashed: Callable[[Iterable[Node]], array] = hashes) -> list[Piece]:
     """The connected pieces of a range read into ``graph``, found from the graph's own index:
     subjects joined along their links to steps of a trace. A link to a description (a subject
     that is no step of a trace) joins nothing here: it is kept as a link, so that the meeting of

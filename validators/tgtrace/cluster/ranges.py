@@ -23,11 +23,15 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
 from ..inputs.base import FORMAT_NAMES, RDF_FORMATS, InputError
 from ..inputs.loaders import BOM, NO_TRACE_FILES, from_bytes, is_trace_file, jsonl_events
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 try:
     import fsspec
@@ -173,7 +177,7 @@ class LineStatements(RangeText, Sequence):
         """The line of the n-th statement, as written (no newline)."""
         return self.line(self.lines[n])
 
-    def __getitem__(self, n):
+    def __getitem__(self, n: int) -> ox.Quad:  # type: ignore[override]  # read by position, never sliced
         return next(iter(ox.parse(self.line_of(n), format=RDF_FORMATS[self.format])))
 
     def text(self, positions: Iterable[int]) -> bytes:
@@ -195,7 +199,7 @@ class EventStatements(RangeText, Sequence):
     def __len__(self) -> int:
         return len(self.lines)
 
-    def __getitem__(self, n):
+    def __getitem__(self, n: int) -> ox.Quad:  # type: ignore[override]  # read by position, never sliced
         number = self.lines[n]
         if self._last[0] != number:
             self._last = (number, next(jsonl_events(self.name, [self.line(number)]), (0, []))[1])
@@ -257,7 +261,7 @@ class RangeQuads:
         return ox.serialize([quads[n] for n in positions], format=ox.RdfFormat.N_QUADS) or b""
 
 
-def _filesystem(url: str):
+def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
     fs, path = fsspec.core.url_to_fs(url)
     return fs, path
 

@@ -17,7 +17,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
+from types import ModuleType
+from typing import IO, Any
 
 from ..ground.escaping import safe_json, safe_layout, safe_turtle
 from ..ground.files import write_atomic
@@ -91,12 +94,12 @@ FORMATS: dict[str, Format] = of_kind(REPORT)
 DIFF_FORMATS: dict[str, Format] = of_kind(DIFF)
 
 
-def _writer(module: str):
+def _writer(module: str) -> ModuleType:
     """The module of this package that writes a format (or the statistics, or the summary)."""
     return importlib.import_module(f"{__name__}.{module}")
 
 
-def default_format(environ=os.environ) -> str:
+def default_format(environ: Mapping[str, str] = os.environ) -> str:
     """text, or github inside a GitHub Actions job."""
     return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
 
@@ -108,7 +111,7 @@ def refuse_statistics(name: str) -> None:
         raise SettingsError(f"--statistics prints {', '.join(able[:-1])} or {able[-1]}, not {name}")
 
 
-def render(report: Report, output: Output | str = "text", **options) -> str:
+def render(report: Report, output: Output | str = "text", **options: Any) -> str:
     """The report in one format: ``output`` is an Output, or a format name with Output's fields.
     Whatever the writer left of the input's unsafe characters is escaped here, for every format."""
     if isinstance(output, str):
@@ -134,7 +137,7 @@ def _render(report: Report, output: Output, chosen: Format) -> str:
     return _writer(chosen.module).render(shown, output)
 
 
-def emit(report: Report, output: Output, stdout=None) -> None:
+def emit(report: Report, output: Output, stdout: IO[str] | None = None) -> None:
     """Write the report where ``output`` says, and its Markdown summary if one is asked for."""
     stdout = stdout or sys.stdout
     text_ = render(report, output)

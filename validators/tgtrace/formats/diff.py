@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 
 from ..ground.escaping import bounded, printable, safe_json, safe_layout
 from ..ground.files import write_atomic
@@ -86,7 +87,7 @@ def value_text(value: Value) -> str:
     return {"iri": "IRI", "blank": "blank node"}.get(value.kind, value.kind)
 
 
-def values_text(values) -> str:
+def values_text(values: Iterable[Value]) -> str:
     return ", ".join(value_text(v) for v in values) or "nothing"
 
 
@@ -224,7 +225,7 @@ def _md_value(value: Value) -> str:
     return code(value_text(value))
 
 
-def _md_values(values) -> str:
+def _md_values(values: Iterable[Value]) -> str:
     return ", ".join(map(_md_value, values)) or "nothing"
 
 

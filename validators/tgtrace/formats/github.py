@@ -6,6 +6,8 @@ as annotations on the pull request's diff, at that file and line.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..ground.escaping import printable
 from ..ground.model import Finding, Report, Severity
 from ..rules.advice import advise
@@ -24,7 +26,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding, root=None) -> str:
+def annotation(finding: Finding, root: str | Path | None = None) -> str:
     properties = []
     # Relative to the repository root: GitHub places annotations from there, not from
     # the step's working directory.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 from ..ground.escaping import printable
 from ..ground.model import Report, Severity
@@ -26,7 +27,7 @@ SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO:
 NO_FILE = "<input>"
 
 
-def to_issues(report: Report, root=None) -> list[dict]:
+def to_issues(report: Report, root: str | Path | None = None) -> list[dict]:
     root = root if root is not None else repository_root()
     rules = all_rules()
     issues = []

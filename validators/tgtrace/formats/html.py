@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 
 from ..ground.escaping import printable
 from ..ground.model import Report, Severity
@@ -82,7 +83,7 @@ document.addEventListener('copy',function(e){var sel=getSelection();if(!sel.rang
 """
 
 
-def _e(text) -> str:
+def _e(text: object) -> str:
     return html.escape(printable(text if text is not None else ""), quote=True)
 
 
@@ -158,7 +159,7 @@ def render(report: Report, output: Output | None = None) -> str:
     used = sorted({f.rule for f in report.findings})
     families = sorted({f.family for f in report.findings})
 
-    def select(name: str, values) -> str:
+    def select(name: str, values: Iterable[str]) -> str:
         options = "".join(f'<option value="{_e(v)}">{_e(v)}</option>' for v in values)
         return f'<label>{name} <select class="filter" name="{name}"><option value="">all</option>{options}</select></label>'
 

@@ -10,11 +10,12 @@ trace of a file are reported on one extra case of that file's suite.
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from ..ground.escaping import printable
 from ..ground.model import Finding, Report
-from ..inputs.excerpt import excerpts
+from ..inputs.excerpt import Excerpt, excerpts
 from ..rules.advice import advise
 from ..run.settings import Output
 from .common import plural, shown_path
@@ -24,7 +25,7 @@ NO_TRACE = "(outside any trace)"
 NO_FILE = "<input>"
 
 
-def _describe(finding: Finding, excerpt=None) -> str:
+def _describe(finding: Finding, excerpt: Excerpt | None = None) -> str:
     """The finding, and under it, as the text format shows them, its source line with the term
     at fault marked, what the rule accepts and the help line."""
     where = f"line {finding.line}: " if finding.line else ""
@@ -41,7 +42,7 @@ def _failing(report: Report, findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity >= report.fail_on]
 
 
-def to_element(report: Report, root=None) -> ET.Element:
+def to_element(report: Report, root: str | Path | None = None) -> ET.Element:
     # file -> trace root (or None) -> findings, keeping the report's order.
     suites: dict[str, dict[str | None, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for file in report.files:

@@ -8,6 +8,7 @@ import io
 import json
 import re
 import shutil
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -81,7 +82,7 @@ def list_width() -> int:
     return shutil.get_terminal_size((220, 24)).columns
 
 
-def _list_rows(views: list[TraceView], root=None) -> list[dict]:
+def _list_rows(views: list[TraceView], root: str | Path | None = None) -> list[dict]:
     # A trace found in several files (extraction.json and extraction.nq) is one row per file:
     # the file column says which is which.
     files_of: dict = {}
@@ -107,7 +108,7 @@ def _list_rows(views: list[TraceView], root=None) -> list[dict]:
     return rows
 
 
-def _cell_width(value) -> int:
+def _cell_width(value: Text | str) -> int:
     return value.cell_len if isinstance(value, Text) else len(value)
 
 
@@ -138,7 +139,7 @@ def _chosen_columns(rows: list[dict], width: int) -> dict[str, int]:
 
 
 def render_list(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
-                root=None, files: int | None = None, listed: int | None = None,
+                root: str | Path | None = None, files: int | None = None, listed: int | None = None,
                 outside: dict[str, int] | None = None) -> str:
     """The table `tg-trace list` prints (or its rows as JSON), and its count of the files read
     (``files``; default: those the rows name) and traces (as lint counts them: a trace that
@@ -269,7 +270,7 @@ def _step_tree(parent: Tree, step: Step) -> None:
         _trace_tree(branch, sub)
 
 
-def _trace_head(view: TraceView, root=None) -> Text:
+def _trace_head(view: TraceView, root: str | Path | None = None) -> Text:
     text = Text()
     text.append(f"[{view.pattern}] ", style="bold magenta")
     text.append(printable(view.question or "(no question)"), style="bold")
@@ -289,7 +290,7 @@ def _trace_head(view: TraceView, root=None) -> Text:
     return text
 
 
-def _trace_tree(parent: Tree | None, view: TraceView, root=None) -> Tree:
+def _trace_tree(parent: Tree | None, view: TraceView, root: str | Path | None = None) -> Tree:
     tree = Tree(_trace_head(view, root)) if parent is None else parent.add(_trace_head(view, root))
     for step in view.steps:
         _step_tree(tree, step)
@@ -297,7 +298,7 @@ def _trace_tree(parent: Tree | None, view: TraceView, root=None) -> Tree:
 
 
 def render_show(views: list[TraceView], fmt: str = "text", color: bool = False, width: int | None = None,
-                root=None) -> str:
+                root: str | Path | None = None) -> str:
     if fmt == "json":
         return json_text([v.to_dict() for v in views])
     # svg: the coloured terminal output as a picture (the docs site's "screenshot" of show).

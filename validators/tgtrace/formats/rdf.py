@@ -44,7 +44,8 @@ class _Relabel:
         self.labels: dict[str, ox.BlankNode] = {}
         self.unsafe_iri = False
 
-    def term(self, term):
+    def term(self, term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | ox.DefaultGraph
+             ) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | ox.DefaultGraph:
         if isinstance(term, ox.BlankNode):
             if not _unsafe(term.value):
                 return term
@@ -59,7 +60,7 @@ class _Relabel:
             subject, predicate, object_ = (self.term(t) for t in (term.subject, term.predicate, term.object))
             if subject is term.subject and object_ is term.object and predicate is term.predicate:
                 return term
-            return ox.Triple(subject, predicate, object_)
+            return ox.Triple(subject, predicate, object_)  # type: ignore[arg-type]  # each of its kind
         return term
 
     def quad(self, quad: ox.Quad) -> ox.Quad:
@@ -67,7 +68,7 @@ class _Relabel:
                  self.term(quad.graph_name))
         if all(new is old for new, old in zip(terms, (quad.subject, quad.predicate, quad.object, quad.graph_name))):
             return quad
-        return ox.Quad(*terms)
+        return ox.Quad(*terms)  # type: ignore[arg-type]  # each term of the kind it was
 
 
 def serialize(quads: Iterable[ox.Quad], fmt: str = "nquads", prefixes: dict[str, str] | None = None) -> bytes:

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..ground.escaping import printable
 from ..ground.model import Finding, Report, Severity
-from ..inputs.excerpt import excerpts
+from ..inputs.excerpt import Excerpt, excerpts
 from ..rules import DOCS_BASE, Rule, all_rules
 from ..rules.advice import advise
 from ..rules.help import explain_rule
@@ -83,7 +83,7 @@ def _unknown_descriptor(code: str, finding: Finding) -> dict:
     }
 
 
-def _location(finding: Finding, path: str | None, excerpt=None) -> dict:
+def _location(finding: Finding, path: str | None, excerpt: Excerpt | None = None) -> dict:
     location: dict = {}
     if path is not None:
         if Path(path).is_absolute():
@@ -109,7 +109,7 @@ def _location(finding: Finding, path: str | None, excerpt=None) -> dict:
 
 
 def _result(finding: Finding, index: int, path: str | None, occurrence: int, trace_model: str | None,
-            excerpt=None) -> dict:
+            excerpt: Excerpt | None = None) -> dict:
     properties = {"focus": finding.focus, "family": finding.family}
     if trace_model:
         properties["traceModel"] = trace_model

@@ -36,7 +36,7 @@ _LABEL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
 _LANGUAGE = re.compile(r"[A-Za-z]+(?:-[A-Za-z0-9]+)*")
 
 
-def _term(node) -> str:
+def _term(node: object) -> str:
     """A node of the trace graph (an IRI or "_:" blank node as text, a pyoxigraph literal or
     triple term) in Turtle 1.2."""
     if isinstance(node, str):

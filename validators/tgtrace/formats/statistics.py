@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from ..ground.escaping import printable
 from ..ground.model import Report
@@ -45,7 +46,7 @@ def to_dict(report: Report) -> dict:
     return data
 
 
-def _terms(terms) -> str:
+def _terms(terms: Sequence[str]) -> str:
     # Undeclared terms are the input's own IRIs.
     return ", ".join(printable(curie(t)) for t in terms) if terms else "none"
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import unicodedata
 from itertools import groupby
+from pathlib import Path
 
 from ..ground.escaping import printable
-from ..ground.model import Report, Severity
-from ..inputs.excerpt import excerpts
-from ..rules.advice import advise
+from ..ground.model import Finding, Report, Severity
+from ..inputs.excerpt import Excerpt, excerpts
+from ..rules.advice import Advice, advise
 from ..run.settings import Output
 from .common import census, plural, severities, shown_location, shown_path
 
@@ -27,7 +28,8 @@ def escape(text: str) -> str:
     return rich_escape(text)
 
 
-def finding_line(finding, color: bool = False, root=None, advice=None) -> str:
+def finding_line(finding: Finding, color: bool = False, root: str | Path | None = None,
+                 advice: Advice | None = None) -> str:
     where = shown_location(finding.file, finding.line, root)
     severity = str(finding.severity)
     message = printable(advice.message if advice is not None else finding.message)
@@ -71,14 +73,14 @@ def _window(text: str, start: int | None, end: int | None) -> tuple[str, int | N
     return head + text[left:right] + tail, start - left + len(head), end - left + len(head)
 
 
-def detail_lines(finding, advice, excerpt, color: bool = False) -> list[str]:
+def detail_lines(finding: Finding, advice: Advice | None, excerpt: Excerpt | None, color: bool = False) -> list[str]:
     """The lines under a finding: its source line with the term at fault marked, the accepted
     values or the nearest one, and the help line (the fix and the rule's page)."""
     out: list[str] = []
     if excerpt is not None:
         gutter = " " * len(str(excerpt.lines[-1][0]))
         out.append(f"{gutter} |")
-        shown_lines = list(excerpt.lines)
+        shown_lines: list[tuple[int, str] | None] = list(excerpt.lines)
         if len(shown_lines) > 4:
             # A triple spread over many lines: where it opens, and the lines that hold the term.
             shown_lines = [shown_lines[0], None, *shown_lines[-2:]]

@@ -81,7 +81,7 @@ def _escape(match: re.Match) -> str:
     return f"\\u{code:04x}"
 
 
-def printable(text, lines: bool = False) -> str:
+def printable(text: object, lines: bool = False) -> str:
     """``text`` with every unsafe character escaped (``\\x1b``, ``\\n``, ``\\u202e``); line breaks
     and tabs kept with ``lines`` (for formats whose own escaping carries them safely). None is ''."""
     if text is None:
@@ -95,7 +95,7 @@ def printable(text, lines: bool = False) -> str:
     return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
-def message(text, limit: int = MESSAGE_LIMIT) -> str:
+def message(text: object, limit: int = MESSAGE_LIMIT) -> str:
     """A one-line message that may quote input (a parser's, an OS error's): printable, and
     bounded by eliding the middle, so that the start (what is wrong) and the end (often the
     position) both survive."""
@@ -115,7 +115,7 @@ def _json_escape(match: re.Match) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def json_text(document, indent: int | None = 2) -> str:
+def json_text(document: object, indent: int | None = 2) -> str:
     """``document`` as JSON whose bytes hold no unsafe character: JSON escapes C0 controls itself,
     and the rest (C1, bidi, separators, lone surrogates, U+FFFE/F) become ``\\u`` escapes, which
     can only stand inside strings, so every value reads back exactly."""
@@ -189,7 +189,7 @@ def _turtle_escape(match: re.Match) -> str:
     return f"\\u{code:04x}"
 
 
-def turtle_string(text) -> str:
+def turtle_string(text: object) -> str:
     """``text`` as a Turtle string literal ("..."), every unsafe character escaped."""
     return '"' + _TURTLE_STRING.sub(_turtle_escape, str(text)) + '"'
 

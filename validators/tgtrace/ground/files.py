@@ -9,6 +9,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .errors import TgTraceError
@@ -18,7 +19,7 @@ class OutputError(TgTraceError, OSError):
     """An output file that cannot or must not be written; the message names it."""
 
 
-def refuse_inputs(outputs: dict[str, str | None], input_files) -> None:
+def refuse_inputs(outputs: dict[str, str | None], input_files: Iterable[str]) -> None:
     """Raise when an output file (flag -> path) is one of the input files: a report must
     not overwrite the trace it is about."""
     for flag, target in outputs.items():
@@ -90,7 +91,7 @@ class Appended:
     written whole (a full disk, a file size limit) is taken back, so the file stays what it was,
     and the write is an :class:`OutputError`."""
 
-    def __init__(self, path: str, accepts, what: str):
+    def __init__(self, path: str, accepts: Callable[[bytes], bool], what: str) -> None:
         self.path, self.what = path, what
         try:
             descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK
@@ -113,7 +114,7 @@ class Appended:
             os.close(descriptor)
             raise
 
-    def _check(self, accepts) -> int:
+    def _check(self, accepts: Callable[[bytes], bool]) -> int:
         """The lines the file holds, once its content is found to be what it should be."""
         decoder = codecs.getincrementaldecoder("utf-8")()
         os.lseek(self._fd, 0, os.SEEK_SET)
@@ -142,7 +143,7 @@ class Appended:
                               "refusing to append to it")
         return lines
 
-    def append(self, pieces) -> None:
+    def append(self, pieces: str | Iterable[str]) -> None:
         """Append the pieces of text (a line, or lines) as they come, a megabyte at a time."""
         if isinstance(pieces, str):
             pieces = (pieces,)

@@ -688,7 +688,7 @@ def _nodes_on_cycles(graph: TraceGraph) -> frozenset[Node]:
         return _EMPTY
     empty = ()
 
-    def parents(node):
+    def parents(node: Any) -> Sequence[Node]:  # strong_components calls it with any node it holds
         props = out.get(node)
         return props.get(DERIVED, empty) if props else empty
 

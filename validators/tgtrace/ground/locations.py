@@ -11,6 +11,10 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyoxigraph as ox
 
 
 def syntax_message(exc: SyntaxError) -> str:
@@ -46,7 +50,7 @@ class Locator:
 class KnownLines(Locator):
     """Lines recorded while the input was read (formats parsed here: wire JSON, JSONL)."""
 
-    def __init__(self, lines: dict[tuple, int | None] | None = None):
+    def __init__(self, lines: dict[tuple, int | None] | None = None) -> None:
         self.known: dict[tuple, int | None] = lines if lines is not None else {}
 
     def lines(self, wanted: set[tuple], runs: dict, statements: int) -> dict:
@@ -108,7 +112,8 @@ class StatementPlaces(Locator):
 
     spans_parts = True
 
-    def __init__(self, names: list[str], quads, places, starts: Sequence[int]) -> None:
+    def __init__(self, names: list[str], quads: Sequence[ox.Quad], places: Sequence[tuple[int, int | None]],
+                 starts: Sequence[int]) -> None:
         self.names, self.quads, self.places_of, self.starts = names, quads, places, starts
 
     def places(self, wanted: set[tuple], runs: dict, statements: int, name: str) -> dict[tuple, tuple[str, int]]:

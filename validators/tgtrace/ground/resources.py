@@ -70,7 +70,7 @@ def shapes_paths() -> list[Path]:
 class TurtleError(TgTraceError, ValueError):
     """A Turtle file that does not parse: where, and what is wrong."""
 
-    def __init__(self, path: Path, line: int | None, problem: str):
+    def __init__(self, path: Path, line: int | None, problem: str) -> None:
         self.path, self.line, self.problem = Path(path), line, problem
         super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pyoxigraph as ox
 
@@ -43,12 +43,12 @@ class InputError(TgTraceError):
     """Unreadable input: one line naming the file, the line and what is wrong. The name and the
     problem (a parser's message quotes the input) are escaped and bounded here, once."""
 
-    def __init__(self, name: str, line: int | None, problem: str):
+    def __init__(self, name: str, line: int | None, problem: str) -> None:
         self.name, self.line, self.problem = name, line, problem
         where = f"{printable(name)}:{line}" if line else printable(name)
         super().__init__(f"{where}: {message(problem)}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, int | None, str]]:
         # Raised in -j worker processes: it must cross back to the parent intact.
         return (InputError, (self.name, self.line, self.problem))
 
@@ -135,13 +135,14 @@ class _LineLocator(Locator):
     scanned line by line (never held whole).
     """
 
-    def __init__(self, text: bytes | None, path: Path | None, fmt: str, opener: Callable[..., Any] | None = None):
+    def __init__(self, text: bytes | None, path: Path | None, fmt: str,
+                 opener: Callable[..., Any] | None = None) -> None:
         self.text, self.path, self.format, self.opener = text, path, fmt, opener
 
-    def _open(self):
+    def _open(self) -> IO[bytes]:
         return self.opener() if self.opener is not None else open(self.path, "rb")  # type: ignore[arg-type]  # a path or an opener is given
 
-    def lines(self, wanted, runs, statements):
+    def lines(self, wanted: set[tuple], runs: dict, statements: int) -> dict[tuple, int]:
         if not runs:
             pass  # no statement numbers recorded (a part read whole elsewhere): the lines are scanned
         elif self.text is None and (self.path is not None or self.opener is not None):
@@ -168,7 +169,7 @@ class _LineLocator(Locator):
             return _lines_left(handle)
 
     @contextmanager
-    def _line_iterator(self):
+    def _line_iterator(self) -> Iterator[Iterator[bytes]]:
         """The input's lines, from a file object when on disk so that skipping lines runs in C."""
         if self.text is not None:
             yield iter(self.text.split(b"\n"))
@@ -178,7 +179,7 @@ class _LineLocator(Locator):
         else:
             yield iter(())
 
-    def _in_runs(self, wanted: set[tuple], runs: dict, lines) -> tuple[dict[tuple, int], int | None]:
+    def _in_runs(self, wanted: set[tuple], runs: dict, lines: Iterator[bytes]) -> tuple[dict[tuple, int], int | None]:
         """A subject's line is the first of its first run; a triple's is found by reading its
         subject's runs from ``lines``. Also returns how many lines were read (None when the
         input ended before a run: its statement numbers are not lines)."""
@@ -219,7 +220,7 @@ class _LineLocator(Locator):
         return found, (number if raw is not None else number - 1)
 
 
-def _lines_left(handle) -> int:
+def _lines_left(handle: IO[bytes]) -> int:
     """The lines from a binary file's position to its end, the last counted even without a newline."""
     count, last = 0, b"\n"
     while chunk := handle.read(1 << 20):
@@ -232,10 +233,10 @@ class _SubjectTextLocator(Locator):
     """Turtle, TriG, JSON-LD and RDF/XML can spread a triple over many lines and abbreviate
     IRIs; the first line that spells the subject out is close enough."""
 
-    def __init__(self, text: bytes | None, path: Path | None, opener: Callable[..., Any] | None = None):
+    def __init__(self, text: bytes | None, path: Path | None, opener: Callable[..., Any] | None = None) -> None:
         self.text, self.path, self.opener = text, path, opener
 
-    def lines(self, wanted, runs, statements):
+    def lines(self, wanted: set[tuple], runs: dict, statements: int) -> dict[tuple, int]:
         if self.text is None and self.opener is not None:
             with self.opener() as handle:
                 data = handle.read()
@@ -275,7 +276,7 @@ def _locate_line_based(lines: Iterable[bytes], wanted: set[tuple], fmt: str) -> 
     return found
 
 
-def _ntriples_token(term) -> str:
+def _ntriples_token(term: ox.NamedNode | ox.BlankNode | ox.Triple) -> str:
     if isinstance(term, ox.NamedNode):
         return f"<{term.value}>"
     return str(term)

@@ -19,6 +19,7 @@ import re
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
 from .base import InputError
 
@@ -119,7 +120,7 @@ def budget_of(compressed: int) -> int:
     return min(MAX_EXPANDED_BYTES, max(compressed, MIN_BUDGET) * MAX_EXPANSION)
 
 
-def _decompressor(kind: str):
+def _decompressor(kind: str) -> Any:  # zlib's, bz2's or lzma's: their attributes differ, read by kind
     if kind == "gzip":
         return zlib.decompressobj(wbits=31)
     if kind == "bzip2":
@@ -134,7 +135,8 @@ class _Expanding(io.RawIOBase):
     """The decompressed bytes of a stream of one or more concatenated members (pigz, pbzip2 and
     ``cat a.gz b.gz`` write several), counted against the budget as they are made."""
 
-    def __init__(self, name: str, raw, kind: str, budget: int, progress: Callable[[int], None] | None = None):
+    def __init__(self, name: str, raw: IO[bytes], kind: str, budget: int,
+                 progress: Callable[[int], None] | None = None) -> None:
         self.name, self.raw, self.kind, self.left, self.progress = name, raw, kind, budget, progress
         self.budget, self.read_in = budget, 0
         self.pending = b""  # compressed bytes not yet given to the decompressor
@@ -151,7 +153,7 @@ class _Expanding(io.RawIOBase):
             self.progress(self.read_in)
         return chunk
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]  # BufferedReader's memoryview
         size = len(buffer)
         while not self.ended:
             made = self._step(size)

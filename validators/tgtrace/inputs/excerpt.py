@@ -9,16 +9,21 @@ Python objects) has no excerpt.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .base import InputError
 from .compressed import binary_kind, compression_of, open_expanded
+
+if TYPE_CHECKING:
+    from ..ground.model import Finding
 
 # Names a loader gives input that did not come from a file.
 _NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}
@@ -53,7 +58,7 @@ def _written_forms(term: str) -> list[str]:
 
 
 @contextmanager
-def _text_of(file: str):
+def _text_of(file: str) -> Iterator[io.BufferedReader | None]:
     """The file's text as a binary file object (a compressed file's decompressed), or None when it
     is not text (a knowledge core's msgpack, an archive): its "lines" are records or members, with
     nothing to show."""
@@ -92,7 +97,7 @@ def source_lines(wanted: Iterable[tuple[str | None, int | None]], span: int = 1)
     return found
 
 
-def excerpts(findings) -> dict:
+def excerpts(findings: Iterable[Finding]) -> dict:
     """Each finding (with a file and line) -> its :class:`Excerpt`, the term at fault located:
     its value, else its predicate, else its focus (the focus alone when the value is missing; a
     node-level rule names the focus as its value, and then the predicate is the term at fault)."""
@@ -100,7 +105,7 @@ def excerpts(findings) -> dict:
     lines = source_lines(((f.file, f.line) for f in findings), SPAN)
     out = {}
     for finding in findings:
-        file, first = str(finding.file), int(finding.line)
+        file, first = str(finding.file), int(finding.line)  # type: ignore[arg-type]  # those with a line
         if (file, first) not in lines:
             continue
         value = finding.value if finding.value != finding.focus else None

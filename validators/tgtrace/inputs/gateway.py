@@ -29,16 +29,16 @@ import itertools
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 # ijson: decodes a large frame one triple at a time (json.loads would hold the whole frame as
 # Python objects, ten times its size); its C backend (yajl) is as fast as json on large frames.
 import ijson
 import pyoxigraph as ox
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, WebSocketException
 from websockets.uri import parse_uri
 
@@ -50,6 +50,9 @@ from ..ground.network import loopback
 from ..tracemodel.traces import DEFAULT_GRAPH_CLASSES, EXPLAIN_GRAPHS, LINKS
 from .base import InputError
 from .wire import WireError, triples_to_quads
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 DEFAULT_URL = "http://localhost:8888/"
 DEFAULT_WORKSPACE = "default"
@@ -70,7 +73,7 @@ class GatewayError(InputError):
     """The gateway could not be reached, refused us, or answered with something unusable:
     one line naming the gateway (never the token)."""
 
-    def __init__(self, where: str, problem: str):
+    def __init__(self, where: str, problem: str) -> None:
         # What the gateway or the user sent (an error message, a collection's name) is escaped by InputError.
         super().__init__(where, None, problem)
 
@@ -120,8 +123,9 @@ class Connection:
     max_frame: int = MAX_FRAME
 
     @classmethod
-    def from_environment(cls, url=None, token=None, workspace=None, flow=None, environ=os.environ,
-                         **others) -> Connection:
+    def from_environment(cls, url: str | None = None, token: str | None = None, workspace: str | None = None,
+                         flow: str | None = None, environ: Mapping[str, str] = os.environ,
+                         **others: Any) -> Connection:  # Any: the other fields' (float, int), None for unset
         return cls(url=url or environ.get("TRUSTGRAPH_URL") or DEFAULT_URL,
                    token=token or environ.get("TRUSTGRAPH_TOKEN") or None,
                    workspace=workspace or environ.get("TRUSTGRAPH_WORKSPACE") or DEFAULT_WORKSPACE,
@@ -178,7 +182,7 @@ class _Connect(connect):
         return exc
 
 
-async def _connect(connection: Connection, path: str, query: dict | None = None):
+async def _connect(connection: Connection, path: str, query: dict | None = None) -> ClientConnection:
     """An open websocket, or the one-line reason there is none. Nothing websockets says about the
     URL is shown (the export's holds the token): only what went wrong."""
     url = connection.socket_url(path, query)
@@ -233,7 +237,7 @@ class _Frame:
     decoded whole; a large one as it is read, so it never stands in memory as Python objects:
     its values are known once its items have all been read."""
 
-    def __init__(self, raw: bytes, items_at: str | None, paths: frozenset[str]):
+    def __init__(self, raw: bytes, items_at: str | None, paths: frozenset[str]) -> None:
         self.values: dict[str, Any] = {}
         if len(raw) <= WHOLE_FRAME:
             data = json.loads(raw)
@@ -277,7 +281,7 @@ class _Frame:
                 elif event not in ("end_map", "end_array"):
                     self.values.setdefault(prefix, value)
 
-    def get(self, path: str, default=None):
+    def get(self, path: str, default: object = None) -> Any:
         value = self.values.get(path, default)
         return default if value is _MAP or value is _LIST else value
 
@@ -291,7 +295,7 @@ class _Frame:
 _ABSENT = object()
 
 
-def _at(data, path: str | None):
+def _at(data: object, path: str | None) -> object:
     if path == "" or path is None:
         return data
     for part in path.split("."):
@@ -301,7 +305,7 @@ def _at(data, path: str | None):
     return data
 
 
-def _kind(value):
+def _kind(value: object) -> object:
     return _MAP if isinstance(value, dict) else _LIST if isinstance(value, list) else value
 
 
@@ -309,7 +313,7 @@ class _Reader:
     """Frames of one websocket, with the one-line errors of the exit contract: the idle timeout
     counts from the last progress, which the caller reports, not from the last frame."""
 
-    def __init__(self, connection: Connection, socket, what: str):
+    def __init__(self, connection: Connection, socket: ClientConnection, what: str) -> None:
         self.connection, self.socket, self.what = connection, socket, what
         self._loop = asyncio.get_running_loop()
         self.progressed()
@@ -368,7 +372,7 @@ def _close_reason(exc: ConnectionClosed) -> str:
     return ""
 
 
-def _excerpt(raw) -> str:
+def _excerpt(raw: bytes | str) -> str:
     text = raw[:240].decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)[:240]
     return json.dumps(text[:60] + ("..." if len(text) > 60 or len(raw) > 240 else ""), ensure_ascii=True)
 
@@ -381,7 +385,7 @@ _RESPONSE_PATHS = frozenset({"id", "complete", "response", "response.response", 
 class Session:
     """The request socket, authenticated: ``async with Session(connection) as session``."""
 
-    def __init__(self, connection: Connection):
+    def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self._ids = itertools.count(1)
         self._socket: Any = None
@@ -405,7 +409,7 @@ class Session:
             raise
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self._socket.close()
 
     async def request(self, service: str, body: dict, what: str, room: int | None = None) -> AsyncIterator[list]:
@@ -483,7 +487,7 @@ class _TooMany(TgTraceError):
 class _Pull:
     """One pull: the triples it has room for left, and the requests it may still make."""
 
-    def __init__(self, session: Session, collection: str, limit: int, counted: Callable[[int], None] | None):
+    def __init__(self, session: Session, collection: str, limit: int, counted: Callable[[int], None] | None) -> None:
         self.session, self.collection, self.limit, self.counted = session, collection, limit, counted
         self.held = 0
 
@@ -583,9 +587,9 @@ class Export:
     """The flow's live export of its triples-store queue: ``await export.open()``, then
     ``await export.next()`` for each frame."""
 
-    def __init__(self, connection: Connection):
+    def __init__(self, connection: Connection) -> None:
         self.connection = connection
-        self._socket = None
+        self._socket: ClientConnection | None = None
         self._reader: _Reader | None = None
 
     async def open(self) -> None:
@@ -649,7 +653,7 @@ class Frame:
         yield "]}\n"
 
 
-def _number(value):
+def _number(value: Decimal) -> float:
     # ijson reads a JSON number with a fraction as a Decimal: written back as the number it was.
     return float(value)
 

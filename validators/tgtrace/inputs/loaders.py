@@ -19,6 +19,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import pyoxigraph as ox
 
@@ -108,7 +109,7 @@ def _sniff(name: str, data: bytes) -> str:
     return "nquads"
 
 
-def _parse_json(name: str, data: bytes | str, line: int | None = None):
+def _parse_json(name: str, data: bytes | str, line: int | None = None) -> Any:
     try:
         return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -143,7 +144,7 @@ def _json_input(name: str, data: bytes, path: Path | None, declared: str | None)
 _MESSAGE_KINDS = ("frames", "envelopes", "dump")
 
 
-def _gateway_messages(document) -> tuple[str, list] | None:
+def _gateway_messages(document: object) -> tuple[str, list] | None:
     """(kind, messages) of a JSON document that is one export frame, envelope or core record, or a
     list of them (a client that saved what it received as one array); None for anything else."""
     kind = line_kind(document)
@@ -157,7 +158,8 @@ def _gateway_messages(document) -> tuple[str, list] | None:
     return None
 
 
-def _messages_input(name: str, data: bytes, path: Path | None, document, messages: tuple[str, list]) -> Input:
+def _messages_input(name: str, data: bytes, path: Path | None, document: object,
+                    messages: tuple[str, list]) -> Input:
     kind, items = messages
     starts = element_lines(data.decode("utf-8")) if items is document else [1]
     quads: list[ox.Quad] = []
@@ -280,7 +282,8 @@ def _rdf_input(name: str, fmt: str, data: bytes | None, path: Path | None, opene
     return item
 
 
-def _parse_opened(opener: Callable, rdf_format, progress: Callable[[int], None] | None) -> Iterator[ox.Quad]:
+def _parse_opened(opener: Callable, rdf_format: ox.RdfFormat,
+                  progress: Callable[[int], None] | None) -> Iterator[ox.Quad]:
     with opener(progress) as handle:
         yield from ox.parse(handle, format=rdf_format)
 
@@ -288,7 +291,7 @@ def _parse_opened(opener: Callable, rdf_format, progress: Callable[[int], None] 
 class _CountingReader:
     """A file pyoxigraph reads through, reporting how far it got."""
 
-    def __init__(self, handle, report: Callable[[int], None]):
+    def __init__(self, handle: IO[bytes], report: Callable[[int], None]) -> None:
         self.handle, self.report, self.done = handle, report, 0
 
     def read(self, size: int = -1) -> bytes:
@@ -298,7 +301,7 @@ class _CountingReader:
         return data
 
 
-def _parse_counting(path: Path, rdf_format, report: Callable[[int], None]) -> Iterator[ox.Quad]:
+def _parse_counting(path: Path, rdf_format: ox.RdfFormat, report: Callable[[int], None]) -> Iterator[ox.Quad]:
     with open(path, "rb") as handle:
         yield from ox.parse(_CountingReader(handle, report), format=rdf_format)  # type: ignore[arg-type]  # reads as a file does
 
@@ -394,7 +397,7 @@ def _compressed_input(name: str, kind: str, path: Path | None = None, data: byte
     if kind == "zstd":
         raise refuse_zstd(name)
 
-    def opener(progress: Callable[[int], None] | None = None):
+    def opener(progress: Callable[[int], None] | None = None) -> io.BufferedReader:
         return open_expanded(name, kind, path, data, progress)
 
     with opener() as stream:
@@ -477,7 +480,7 @@ def _dtd_line(path: Path) -> int | None:
         return _dtd_line_in(handle)
 
 
-def _dtd_line_in(handle) -> int | None:
+def _dtd_line_in(handle: IO[bytes]) -> int | None:
     overlap = len(b"<!DOCTYPE") - 1  # a declaration cut by a chunk's end is found in the next
     lines, tail = 0, b""
     while chunk := handle.read(_DTD_CHUNK):
@@ -542,7 +545,7 @@ def expand_paths(arguments: Iterable[str]) -> list[str]:
     return found
 
 
-def load(source, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
+def load(source: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
          stdin_timeout: float = STDIN_TIMEOUT) -> list[Input]:
     """Every Input a source holds: a path, '-', a file object, a graph, or a list of triples."""
     if isinstance(source, (str, os.PathLike)):

@@ -87,7 +87,7 @@ def _is_rdflib(source: Any) -> bool:
     return type(source).__module__.startswith("rdflib")
 
 
-def _from_rdflib(graph) -> list[ox.Quad]:
+def _from_rdflib(graph: rdflib.Graph) -> list[ox.Quad]:
     quads = []
     if isinstance(graph, (rdflib.Dataset, rdflib.ConjunctiveGraph)):
         for s, p, o, g in graph.quads((None, None, None, None)):

@@ -22,9 +22,9 @@ import io
 import re
 import tarfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 import msgpack  # the reference implementation of msgpack, with limits on every length it reads
 import pyoxigraph as ox
@@ -239,7 +239,7 @@ class _Budget:
     counted before a byte of it is decompressed (members skipped included, which the stream still
     inflates), so a bomb is refused before it costs time."""
 
-    def __init__(self, name: str, compressed: int):
+    def __init__(self, name: str, compressed: int) -> None:
         self.name, self.left = name, budget_of(compressed)
 
     def spend(self, member: tarfile.TarInfo) -> None:
@@ -249,7 +249,7 @@ class _Budget:
                                               f"{member.name!r}): a decompression bomb, refused")
 
 
-def _lines(name: str, handle) -> Iterator[bytes]:
+def _lines(name: str, handle: IO[bytes]) -> Iterator[bytes]:
     """A member's lines, read a megabyte at a time (readline on a tar stream is ten times slower);
     a line is never held beyond MAX_LINE_BYTES, and a damaged archive is an input error."""
     rest = b""
@@ -279,7 +279,7 @@ def _guarded_headers(name: str, budget: _Budget) -> type[tarfile.TarInfo]:
     against the bundle's budget too."""
 
     class GuardedInfo(tarfile.TarInfo):
-        def _proc_member(self, tarfile_):
+        def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
             if self.type in _EXTENDED_HEADERS:
                 if self.size > MAX_TGX_EXTENDED_HEADER:
                     raise InputError(name, None, f"declares an extended tar header of {self.size:,} bytes (at most "
@@ -296,7 +296,7 @@ _EXTENDED_HEADERS = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, 
                      tarfile.GNUTYPE_LONGLINK)
 
 
-def _members(name: str, source, compressed: int) -> Iterator[tuple[str, Iterator[bytes]]]:
+def _members(name: str, source: IO[bytes], compressed: int) -> Iterator[tuple[str, Iterator[bytes]]]:
     """(member name, its lines) of each knowledge member, read in one pass over the archive."""
     budget = _Budget(name, compressed)
     try:
@@ -306,7 +306,7 @@ def _members(name: str, source, compressed: int) -> Iterator[tuple[str, Iterator
                     raise InputError(name, None, f"holds more than {MAX_TGX_MEMBERS} members: refused")
                 budget.spend(member)
                 if _knowledge_member(name, member):
-                    yield member.name, _lines(name, archive.extractfile(member))
+                    yield member.name, _lines(name, archive.extractfile(member))  # type: ignore[arg-type]  # a file
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise InputError(name, None, f"is not a readable .tgx bundle (gzipped tar): {exc}") from None
 
@@ -336,10 +336,10 @@ class _MemberLocator(Locator):
 
     spans_parts = True
 
-    def __init__(self, name: str, opener, compressed: int, members: list[str]):
+    def __init__(self, name: str, opener: Callable[[], IO[bytes]], compressed: int, members: list[str]) -> None:
         self.name, self.opener, self.compressed, self.members = name, opener, compressed, members
 
-    def places(self, wanted, runs, statements, name):
+    def places(self, wanted: set[tuple], runs: dict, statements: int, name: str) -> dict[tuple, tuple[str, int]]:
         found: dict = {}
         with self.opener() as source:
             for member, lines in _members(self.name, source, self.compressed):
@@ -350,14 +350,14 @@ class _MemberLocator(Locator):
                     found.setdefault(key, (f"{self.name}:{member}", line))
         return found
 
-    def lines(self, wanted, runs, statements):
+    def lines(self, wanted: set[tuple], runs: dict, statements: int) -> dict[tuple, int]:
         return {k: line for k, (_, line) in self.places(wanted, runs, statements, self.name).items()}
 
 
 def tgx_input(name: str, path: Path | None = None, data: bytes | None = None) -> Input:
     """A workspace bundle: the N-Quads of each collection, read from the archive (never extracted),
     each trace entity put back in the named graph its class says; the loss is the table's."""
-    def opener():
+    def opener() -> IO[bytes]:
         return open(path, "rb") if data is None else io.BytesIO(data)  # type: ignore[arg-type]  # path is given when data is not
 
     compressed = len(data) if data is not None else path.stat().st_size  # type: ignore[union-attr]  # path is given when data is not
@@ -388,7 +388,7 @@ def is_exported_nquads(head: bytes) -> bool:
 
 
 def exported_nquads_input(name: str, path: Path | None = None, data: bytes | None = None,
-                          opener=None) -> Input:
+                          opener: Callable[[], IO[bytes]] | None = None) -> Input:
     """A bundle's triples.nq read alone (or through ``opener``, its text decompressed): judged as the
     bundle is, with the same loss and restoration."""
     def quads() -> Iterator[ox.Quad]:

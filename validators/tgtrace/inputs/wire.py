@@ -23,7 +23,7 @@ INVALID_TERM = ox.NamedNode(TGL + "invalidTerm")
 
 
 class WireError(TgTraceError):
-    def __init__(self, line: int | None, problem: str):
+    def __init__(self, line: int | None, problem: str) -> None:
         self.line, self.problem = line, problem
         super().__init__(problem)
 
@@ -121,7 +121,7 @@ def _spo(data: dict, invalid: list[str] | None = None) -> tuple:
     return s, p, o
 
 
-def _graph(name: Any):
+def _graph(name: Any) -> ox.DefaultGraph | ox.NamedNode:
     if not name:
         return ox.DefaultGraph()
     if not isinstance(name, str):

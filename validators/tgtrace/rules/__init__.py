@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def fill_message(message: str, variables: dict[str, str]) -> str:
 
 
 class UnknownRule(TgTraceError, KeyError):
-    def __init__(self, code: str, known=()):
+    def __init__(self, code: str, known: Iterable[str] = ()) -> None:
         super().__init__(code)
         self.hint = difflib.get_close_matches(code.upper(), sorted(known), n=1)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..ground.errors import TgTraceError
-from ..ground.graph import DERIVED, TraceGraph
+from ..ground.graph import DERIVED, Node, TraceGraph
 from ..ground.model import Finding, Hit
 from ..ground.namespaces import RDF_TYPE, SH, TG, TGL
 from ..tracemodel.traces import ANSWERS, CHAIN, MIXINS, leaves
@@ -226,9 +226,9 @@ def capture_notes(graph: TraceGraph, hit: Hit) -> tuple[str, ...]:
     an entity without a derivation, what the trace model derives it from and the step of its trace
     that nothing follows. Empty for every other hit (nothing is read for them)."""
     if hit.component == _TERMINAL_ANSWER_REQUIRED:
-        return _unlinked_answers(graph, hit.focus)
+        return _unlinked_answers(graph, hit.focus)  # type: ignore[arg-type]  # a hit's focus is a node of the graph
     if hit.component == _MIN_COUNT and hit.path == DERIVED:
-        return _expected_predecessor(graph, hit.focus)
+        return _expected_predecessor(graph, hit.focus)  # type: ignore[arg-type]  # a hit's focus is a node of the graph
     return ()
 
 
@@ -236,16 +236,23 @@ _UUID_IN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 
 
 def _sessions(graph: TraceGraph) -> dict[str, list]:
-    """Each session id (the UUID TrustGraph writes into every IRI of one trace) -> its nodes."""
+    """Each session id (the UUID TrustGraph writes into every IRI of one trace) -> its answers and
+    chain leaves: the only nodes advice names, so the other nodes of a large capture are not read."""
+    wanted = set(leaves(graph))
+    for (kinds, _), nodes in graph.kinds().items():
+        if not kinds.isdisjoint(ANSWERS):
+            wanted.update(nodes)
     found: dict[str, list] = {}
-    for node in graph.types:
-        if type(node) is str and (match := _UUID_IN.search(node)):
+    types = graph.types
+    for node in wanted:
+        if type(node) is str and node in types and (match := _UUID_IN.search(node)):
             found.setdefault(match.group(0), []).append(node)
     return found
 
 
-def _session_of(graph: TraceGraph, node) -> list:
-    """The other nodes written for the session ``node`` belongs to (by the UUID in their IRIs)."""
+def _session_of(graph: TraceGraph, node: Node) -> list:
+    """The other answers and chain leaves written for the session ``node`` belongs to (by the UUID
+    in their IRIs)."""
     match = _UUID_IN.search(node) if type(node) is str else None
     if match is None:
         return []
@@ -253,12 +260,12 @@ def _session_of(graph: TraceGraph, node) -> list:
     return [n for n in nodes if n != node]
 
 
-def _kind(graph: TraceGraph, node) -> str:
+def _kind(graph: TraceGraph, node: Node) -> str:
     kinds = sorted(curie(k) for k in graph.types_of(node) if k.startswith(TG) and k not in MIXINS)
     return ", ".join(kinds) or "an entity"
 
 
-def _unlinked_answers(graph: TraceGraph, root) -> tuple[str, ...]:
+def _unlinked_answers(graph: TraceGraph, root: Node) -> tuple[str, ...]:
     """The answers of the root's session (ANSWERS) that its chain (CHAIN) does not reach, and
     where the chain above each one stops short of the root."""
     reached = graph.descendants(root)
@@ -297,7 +304,7 @@ def _derivation_rules() -> tuple[tuple[frozenset, str], ...]:
     return tuple(found)
 
 
-def _expected_predecessor(graph: TraceGraph, node) -> tuple[str, ...]:
+def _expected_predecessor(graph: TraceGraph, node: Node) -> tuple[str, ...]:
     """What the trace model derives an entity of this kind from, in the words of the derivation
     rules of the shapes, and the one step of its trace that nothing follows, when there is one."""
     kinds = graph.types_of(node)

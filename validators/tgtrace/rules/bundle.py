@@ -25,6 +25,7 @@ import argparse
 import re
 import sys
 import textwrap
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -45,7 +46,7 @@ BUNDLE_NAME = "trustgraph-shapes.ttl"
 EXPANDED_NAME = "trustgraph-shapes-expanded.ttl"
 
 
-def _tg_subjects(graph: rdflib.Graph, kinds) -> list[str]:
+def _tg_subjects(graph: rdflib.Graph, kinds: Iterable[str]) -> list[str]:
     found = {str(term) for kind in kinds for term in graph.subjects(rdflib.RDF.type, rdflib.URIRef(kind))
              if isinstance(term, rdflib.URIRef) and str(term).startswith(TG) and str(term) != TG}
     return sorted(found)
@@ -58,10 +59,10 @@ def declared_terms_block(graph: rdflib.Graph | None = None) -> str:
     properties = _tg_subjects(graph, _PROPERTY_KINDS)
     deprecated = sorted(deprecated_terms(graph))
 
-    def listed(terms, indent):
+    def listed(terms: Iterable[str], indent: str) -> str:
         return ("\n" + indent).join("tg:" + t[len(TG):] for t in terms)
 
-    def spaced(terms):
+    def spaced(terms: Iterable[str]) -> str:
         return '"' + " ".join(terms) + '"'
 
     return "\n".join([
@@ -119,7 +120,7 @@ def beyond_core(shapes: ShapesModel | None = None) -> list[str]:
     return sorted(codes)
 
 
-def bundle_graph(paths=None) -> rdflib.Graph:
+def bundle_graph(paths: Sequence[Path | str] | None = None) -> rdflib.Graph:
     """Every module's triples, the modules' own ontology headers and their imports left out:
     the bundle is one ontology, tgsh:, and needs nothing else."""
     paths = shapes_paths() if paths is None else paths
@@ -173,7 +174,7 @@ def _ask_parts(query: str, where: str) -> tuple[str, str]:
     return prologue, rest
 
 
-def _sparql_term(term, where: str) -> str:
+def _sparql_term(term: rdflib.term.Node, where: str) -> str:
     if isinstance(term, rdflib.BNode):
         raise ShapesError(f"{where}: a blank node cannot be written into SPARQL")
     return term.n3()
@@ -223,7 +224,7 @@ def _constraint_query(shapes: ShapesModel, shape: Shape, component: Component, c
     return _prologue(validator.prefixes) + query + "\n"
 
 
-def expanded_graph(paths=None) -> rdflib.Graph:
+def expanded_graph(paths: Sequence[Path | str] | None = None) -> rdflib.Graph:
     """The bundle with every SPARQL-based constraint component and target type written out:
     each constraint of a declared component becomes an sh:sparql constraint of the same shape
     (its parameters removed), each target of a declared SPARQL-based target type an sh:target
@@ -250,7 +251,7 @@ def expanded_graph(paths=None) -> rdflib.Graph:
         if not kinds:
             continue
         kind, where = kinds[0], f"{shapes.name(shape_node)} ({shapes.name(rdflib.URIRef(kinds[0].iri))})"
-        values = {re.split(r"[#/]", path)[-1]: _sparql_term(graph.value(target, rdflib.URIRef(path)), where)
+        values = {re.split(r"[#/]", path)[-1]: _sparql_term(graph.value(target, rdflib.URIRef(path)), where)  # type: ignore[arg-type]  # not None: filtered
                   for path in kind.parameters if graph.value(target, rdflib.URIRef(path)) is not None}
         graph.remove((target, None, None))
         graph.add((target, rdflib.RDF.type, sh.SPARQLTarget))
@@ -301,7 +302,7 @@ def expanded_turtle(paths: tuple | None = None) -> bytes:
         + _wrapped(_CORE_PROFILE + ", ".join(beyond_core()) + ".") + _RECIPES))
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tgtrace.rules.bundle", description=__doc__.split("\n\n")[0])
     parser.add_argument("--update", action="store_true", help="rewrite the declared terms in shapes/core.ttl")
     parser.add_argument("--expanded", action="store_true",

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from functools import cache
+from typing import TYPE_CHECKING, NoReturn
 
 import pyoxigraph as ox
 
-from ..ground.graph import DERIVED, TraceGraph, is_iri
+from ..ground.graph import DERIVED, Node, TraceGraph, is_iri
 from ..ground.namespaces import TG, TGL
 from ..shacl.component import TARGET_NODES, TARGET_TYPES, component, param, per_value, true
 from ..tracemodel.generations import infer
@@ -32,10 +35,16 @@ from ..tracemodel.traces import (
 )
 from ..tracemodel.vocabulary import permitted_reasons, termination_reasons
 
+if TYPE_CHECKING:
+    from ..shacl.component import Context
+    from ..shacl.component import Params as _Params
+    from ..shacl.component import Results as _Results
+    from ..shacl.shapes import Shape
+
 _Literal = ox.Literal
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")  # Python reads NaN and Infinity; RFC 8259 does not
 
 
@@ -49,13 +58,13 @@ def is_json(text: str) -> bool:
 
 @component("AcyclicDerivationConstraintComponent", "acyclicDerivation", namespace=TGL, own_values=True,
            candidates=lambda graph, params: graph.on_cycles())
-def _acyclic(ctx, shape, focus, values, params):
+def _acyclic(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: _Params) -> _Results:
     if true(param(params, "acyclicDerivation", TGL)) and focus in ctx.graph.on_cycles():
         yield focus, None
 
 
 @per_value("JSONTextConstraintComponent", "jsonText", namespace=TGL)
-def _json_text(ctx, params):
+def _json_text(ctx: Context, params: _Params) -> Callable[[TraceGraph, Node], bool]:
     if not true(param(params, "jsonText", TGL)):
         return lambda graph, v: True
     return lambda graph, v: type(v) is _Literal and is_json(v.value)
@@ -64,14 +73,14 @@ def _json_text(ctx, params):
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
-def _number(value) -> int | None:
+def _number(value: Node) -> int | None:
     # SPARQL's xsd:integer(STR(?n)): an optional sign and digits.
     if type(value) is _Literal and _INTEGER.fullmatch(value.value):
         return int(value.value)
     return None
 
 
-def _nearest_analyses(graph: TraceGraph, node) -> list:
+def _nearest_analyses(graph: TraceGraph, node: Node) -> list:
     """The Analyses above node with no other Analysis between (the SPARQL's ?previous).
 
     Walking up stops at each Analysis, so a long ReAct loop costs one step per iteration; only
@@ -101,7 +110,8 @@ def _nearest_analyses(graph: TraceGraph, node) -> list:
 
 
 @component("IterationOrderConstraintComponent", "iterationOrder", namespace=TGL, own_values=True)
-def _iteration_order(ctx, shape, focus, values, params):
+def _iteration_order(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                     params: _Params) -> _Results:
     # The out-of-order sources are the path's values (what the focus derives from directly),
     # found from the graph.
     if not true(param(params, "iterationOrder", TGL)):
@@ -123,7 +133,7 @@ def _iteration_order(ctx, shape, focus, values, params):
             yield value, None
 
 
-def _iri_order(node) -> str:
+def _iri_order(node: Node) -> str:
     return node if type(node) is str else str(node)
 
 
@@ -138,7 +148,7 @@ def _root_questions(graph: TraceGraph) -> list:
 TARGET_NODES[TGL + "RootQuestionTarget"] = lambda graph, params: _root_questions(graph)
 
 
-def _several_answers(graph: TraceGraph, params) -> set:
+def _several_answers(graph: TraceGraph, params: _Params) -> set:
     if not true(param(params, "singleTerminalAnswer", TGL)):
         return set()
     return graph.fact("roots with several answers",
@@ -147,14 +157,15 @@ def _several_answers(graph: TraceGraph, params) -> set:
 
 @component("SingleTerminalAnswerConstraintComponent", "singleTerminalAnswer", namespace=TGL,
            own_values=True, candidates=_several_answers)
-def _single_terminal_answer(ctx, shape, focus, values, params):
+def _single_terminal_answer(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                            params: _Params) -> _Results:
     # The terminal answers are among the path's values (the focus's descendants).
     if true(param(params, "singleTerminalAnswer", TGL)) and is_root_question(ctx.graph, focus):
         for answer in sorted(terminal_answers(ctx.graph, focus), key=_iri_order)[1:]:
             yield answer, None
 
 
-def _unanswered(graph: TraceGraph, params) -> set:
+def _unanswered(graph: TraceGraph, params: _Params) -> set:
     if not true(param(params, "terminalAnswerRequired", TGL)):
         return set()
     return graph.fact("roots without an answer",
@@ -163,16 +174,17 @@ def _unanswered(graph: TraceGraph, params) -> set:
 
 @component("TerminalAnswerRequiredConstraintComponent", "terminalAnswerRequired", namespace=TGL,
            own_values=True, candidates=_unanswered)
-def _terminal_answer_required(ctx, shape, focus, values, params):
+def _terminal_answer_required(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                              params: _Params) -> _Results:
     if true(param(params, "terminalAnswerRequired", TGL)) and is_root_question(ctx.graph, focus) \
             and not terminal_answers(ctx.graph, focus):
         yield focus, None
 
 
-def _contradictory(graph: TraceGraph, params) -> set:
+def _contradictory(graph: TraceGraph, params: _Params) -> set:
     if not true(param(params, "consistentTraceModel", TGL)):
         return set()
-    def compute(graph):
+    def compute(graph: TraceGraph) -> set:
         models = infer(graph)
         return {q for q in _root_questions(graph) if (model := models.get(q)) is not None and model.contradictory}
     return graph.fact("roots of contradictory models", compute)
@@ -180,7 +192,8 @@ def _contradictory(graph: TraceGraph, params) -> set:
 
 @component("ConsistentTraceModelConstraintComponent", "consistentTraceModel", namespace=TGL,
            own_values=True, candidates=_contradictory)
-def _consistent_trace_model(ctx, shape, focus, values, params):
+def _consistent_trace_model(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                            params: _Params) -> _Results:
     if true(param(params, "consistentTraceModel", TGL)) and is_root_question(ctx.graph, focus):
         inference = infer(ctx.graph).get(focus)
         if inference is not None and inference.contradictory:
@@ -188,7 +201,8 @@ def _consistent_trace_model(ctx, shape, focus, values, params):
 
 
 @component("PermittedTerminationConstraintComponent", "permittedByPattern", namespace=TGL)
-def _permitted_termination(ctx, shape, focus, values, params):
+def _permitted_termination(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                           params: _Params) -> _Results:
     # The ontology's tg:permitsTerminationReason; tg-trace check verifies the SPARQL agrees.
     if not true(param(params, "permittedByPattern", TGL)):
         return
@@ -200,13 +214,14 @@ def _permitted_termination(ctx, shape, focus, values, params):
             yield value, None
 
 
-def _leaves(graph: TraceGraph, params) -> set:
+def _leaves(graph: TraceGraph, params: _Params) -> set:
     return leaves(graph) if true(param(params, "chainContinues", TGL)) else set()
 
 
 @component("ChainContinuesConstraintComponent", "chainContinues", namespace=TGL, own_values=True,
            candidates=_leaves)
-def _chain_continues(ctx, shape, focus, values, params):
+def _chain_continues(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                     params: _Params) -> _Results:
     # The leaves are found once per graph; only a targeted leaf is judged (tgtrace.tracemodel.traces).
     if true(param(params, "chainContinues", TGL)) and focus in leaves(ctx.graph) and stops_short(ctx.graph, focus):
         yield focus, None
@@ -217,7 +232,8 @@ _CLAIMS = {"plan-complete": plan_unfinished, "subagents-complete": goals_unanswe
 
 
 @component("ReasonMatchesChainConstraintComponent", "reasonMatchesChain", namespace=TGL)
-def _reason_matches_chain(ctx, shape, focus, values, params):
+def _reason_matches_chain(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                          params: _Params) -> _Results:
     # What plan-complete and subagents-complete claim, as the chain shows it (tgtrace.tracemodel.traces).
     if not true(param(params, "reasonMatchesChain", TGL)):
         return
@@ -228,7 +244,8 @@ def _reason_matches_chain(ctx, shape, focus, values, params):
 
 
 @component("ValueLinksFocusConstraintComponent", "valueLinksFocusBy", namespace=TGL)
-def _value_links_focus(ctx, shape, focus, values, params):
+def _value_links_focus(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                       params: _Params) -> _Results:
     # A value the input describes (asserted types) links the focus with the predicate; one it does
     # not describe is a dangling link, another rule's.
     predicate = str(param(params, "valueLinksFocusBy", TGL))
@@ -246,7 +263,8 @@ def _listed(text: str) -> frozenset[str]:
 
 @component("DeclaredPredicatesConstraintComponent", "declaredPredicatesIn", "declaredPredicates", namespace=TGL,
            static=True)
-def _declared_predicates(ctx, shape, focus, predicates, params):
+def _declared_predicates(ctx: Context, shape: Shape, focus: object, predicates: Sequence[str],
+                         params: _Params) -> Iterator[tuple[object, str]]:
     namespace = str(param(params, "declaredPredicatesIn", TGL))
     declared = _listed(str(param(params, "declaredPredicates", TGL)))
     for predicate in predicates:
@@ -255,7 +273,8 @@ def _declared_predicates(ctx, shape, focus, predicates, params):
 
 
 @component("NotDeprecatedConstraintComponent", "notDeprecatedIn", "deprecatedPredicates", namespace=TGL, static=True)
-def _not_deprecated(ctx, shape, focus, predicates, params):
+def _not_deprecated(ctx: Context, shape: Shape, focus: object, predicates: Sequence[str],
+                    params: _Params) -> Iterator[tuple[object, str]]:
     namespace = str(param(params, "notDeprecatedIn", TGL))
     deprecated = _listed(str(param(params, "deprecatedPredicates", TGL)))
     for predicate in predicates:
@@ -263,19 +282,20 @@ def _not_deprecated(ctx, shape, focus, predicates, params):
             yield focus, predicate
 
 
-def _term_users(graph: TraceGraph, types, predicates, params) -> bool:
+def _term_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[str, ...], params: _Params) -> bool:
     return any(p.startswith(TG) for p in predicates)
 
 
 TARGET_TYPES[TGL + "TermUsersTarget"] = _term_users
 
 
-def _unread(graph: TraceGraph, params) -> set:
+def _unread(graph: TraceGraph, params: _Params) -> set:
     return reader_missed(graph) if true(param(params, "reachedByReader", TGL)) else set()
 
 
 @component("ReachedByReaderConstraintComponent", "reachedByReader", namespace=TGL, own_values=True,
            candidates=_unread)
-def _reached_by_reader(ctx, shape, focus, values, params):
+def _reached_by_reader(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                       params: _Params) -> _Results:
     if true(param(params, "reachedByReader", TGL)) and focus in reader_missed(ctx.graph):
         yield focus, None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -65,7 +66,7 @@ _PN_LOCAL = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _RDF_TYPE = RDF + "type"
 
 
-def term_text(term, used: set[str] | None = None) -> str:
+def term_text(term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple, used: set[str] | None = None) -> str:
     """One RDF term in Turtle 1.2 syntax, abbreviated with TURTLE_PREFIXES (those used are added to ``used``)."""
     if isinstance(term, ox.NamedNode):
         iri = term.value
@@ -91,7 +92,8 @@ def term_text(term, used: set[str] | None = None) -> str:
     return str(term)
 
 
-def to_turtle(triples, highlight=frozenset()) -> tuple[str, list[int]]:
+def to_turtle(triples: Iterable[ox.Triple],
+              highlight: Container[tuple[object, object, object]] = frozenset()) -> tuple[str, list[int]]:
     """Turtle with one predicate per line, and the line numbers of highlighted triples.
 
     Subjects keep the order in which they first appear, and predicates their
@@ -165,13 +167,14 @@ def fault_example(fault: Fault, folder: Path) -> FaultExample:
         raise ValueError(f"the fault's update changes nothing in {fault.trace}")
     after = [q for q in before if q in after_set] + added
     # The focus node and every node the update touched, in the order the emitter wrote them.
-    subjects = [ox.NamedNode(fault.focus)] if not fault.focus.startswith("_:") else []
+    subjects: list[ox.NamedNode | ox.BlankNode | ox.Triple] = \
+        [ox.NamedNode(fault.focus)] if not fault.focus.startswith("_:") else []
     for quad in removed + added:
         if quad.subject not in subjects:
             subjects.append(quad.subject)
     wanted = set(subjects)
 
-    def describe(quads, marks) -> tuple[str, list[int]]:
+    def describe(quads: Iterable[ox.Quad], marks: Iterable[ox.Quad]) -> tuple[str, list[int]]:
         chosen = [q.triple for q in quads if q.subject in wanted]
         chosen.sort(key=lambda t: subjects.index(t.subject))  # stable: file order within a subject
         return to_turtle(chosen, highlight={(q.subject, q.predicate, q.object) for q in marks})

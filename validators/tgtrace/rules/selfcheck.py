@@ -24,8 +24,10 @@ import io
 import os
 import re
 import shutil
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 import pyoxigraph as ox
 import rdflib
@@ -41,6 +43,12 @@ from ..tracemodel.vocabulary import declared_terms as _declared_terms
 from ..tracemodel.vocabulary import deprecated_terms as _deprecated_terms
 from ..tracemodel.vocabulary import execution_patterns, mixin_classes, permitted_reasons, termination_reasons
 from . import MESSAGE_VARIABLES, PLACEHOLDER, get_rule
+
+if TYPE_CHECKING:
+    # What an ontology or shapes argument may be: a graph, a Turtle path or paths, or None (the packaged one).
+    _GraphSource: TypeAlias = rdflib.Graph | Path | str | Iterable[Path | str] | None
+    # What HermiT reads: an RDF file, or pyoxigraph triples or quads.
+    _OwlSource: TypeAlias = Path | str | Iterable[ox.Triple | ox.Quad]
 
 HEADER = (
     DCTERMS + "title",
@@ -74,7 +82,7 @@ def short(iri: str) -> str:
     return "tg:" + iri[len(TG):] if iri.startswith(TG) and iri != TG else f"<{iri}>"
 
 
-def _graph(source, packaged=None):
+def _graph(source: _GraphSource, packaged: Callable[[], rdflib.Graph] | None = None) -> rdflib.Graph:
     """An rdflib graph from a graph, Turtle path(s) or (None) the packaged file(s)."""
     if source is None:
         return (packaged or ontology_graph)()
@@ -83,12 +91,12 @@ def _graph(source, packaged=None):
     return read_turtle([source] if isinstance(source, (str, Path)) else source)
 
 
-def declared_terms(ontology=None) -> dict[str, str]:
+def declared_terms(ontology: _GraphSource = None) -> dict[str, str]:
     """Every ``tg:`` term the ontology (a graph, a Turtle path, or None: the packaged one) declares."""
     return _declared_terms(_graph(ontology))
 
 
-def deprecated_terms(ontology=None) -> frozenset[str]:
+def deprecated_terms(ontology: _GraphSource = None) -> frozenset[str]:
     """The ``tg:`` terms marked ``owl:deprecated true``."""
     return _deprecated_terms(_graph(ontology))
 
@@ -106,7 +114,7 @@ class Reasoning:
     unsatisfiable: tuple[str, ...]  # IRIs of classes equivalent to owl:Nothing
 
 
-def owl_ntriples(source) -> bytes:
+def owl_ntriples(source: _OwlSource) -> bytes:
     """N-Triples an OWL reasoner can load, from an RDF file or pyoxigraph triples/quads.
 
     Graph names are dropped (OWL has no named graphs) and so is every
@@ -116,7 +124,7 @@ def owl_ntriples(source) -> bytes:
     if isinstance(source, (str, Path)):
         path = Path(source)
         fmt = ox.RdfFormat.from_extension(path.suffix.lstrip(".")) or ox.RdfFormat.TURTLE
-        items = ox.parse(path=str(path), format=fmt)
+        items: Iterable[ox.Triple | ox.Quad] = ox.parse(path=str(path), format=fmt)
     else:
         items = source
     kept = []
@@ -128,7 +136,7 @@ def owl_ntriples(source) -> bytes:
 
 
 @contextlib.contextmanager
-def _quick_jvm():
+def _quick_jvm() -> Iterator[None]:
     """Start HermiT's JVM tuned for a short run, unless the user tuned it already.
 
     A run lasts about a second, most of it JVM start-up and JIT compilation;
@@ -144,7 +152,7 @@ def _quick_jvm():
         os.environ.pop("JAVA_TOOL_OPTIONS", None)
 
 
-def hermit(*sources) -> Reasoning:
+def hermit(*sources: bytes | _OwlSource) -> Reasoning:
     """Run HermiT (through owlready2) over the union of the sources.
 
     Each source is anything :func:`owl_ntriples` accepts, or N-Triples bytes.
@@ -181,7 +189,7 @@ def hermit(*sources) -> Reasoning:
 # --- The checks ----------------------------------------------------------------
 
 
-def _owner(graph, node, depth: int = 8) -> str:
+def _owner(graph: rdflib.Graph, node: rdflib.term.Node, depth: int = 8) -> str:
     """The nearest named node above ``node`` (a shape, through property/list nodes)."""
     seen = {node}
     frontier = [node]
@@ -197,7 +205,7 @@ def _owner(graph, node, depth: int = 8) -> str:
     return "an anonymous node"
 
 
-def _list_owner(graph, cell):
+def _list_owner(graph: rdflib.Graph, cell: rdflib.term.Node) -> tuple[rdflib.term.Node, rdflib.term.Node | None]:
     """(node, predicate) holding the RDF list that ``cell`` belongs to."""
     seen = set()
     while cell not in seen:
@@ -211,14 +219,15 @@ def _list_owner(graph, cell):
     return cell, None
 
 
-def shape_terms(shapes) -> dict[str, str]:
+def shape_terms(shapes: rdflib.Graph) -> dict[str, str]:
     """Every ``tg:`` term the shapes graph uses, mapped to one place it is used."""
     used: dict[str, str] = {}
+    p: rdflib.term.Node | None  # a list member's owner may hold it by no predicate
     for s, p, o in shapes:
         if p == rdflib.RDF.first:
             # A list member (sh:in, sh:or, a path sequence): name the list's owner.
             s, p = _list_owner(shapes, s)
-        pname = shapes.namespace_manager.normalizeUri(p) if p is not None else "a list"
+        pname = shapes.namespace_manager.normalizeUri(p) if p is not None else "a list"  # type: ignore[arg-type]  # an IRI
         if isinstance(o, rdflib.URIRef) and str(o).startswith(TG) and str(o) != TG:
             where = s if isinstance(s, rdflib.URIRef) else None
             owner = shapes.namespace_manager.normalizeUri(where) if where else _owner(shapes, s)
@@ -246,7 +255,7 @@ def emitter_constants() -> dict[str, str] | None:
     }
 
 
-def _ontology_problems(graph, label: str) -> list[Problem]:
+def _ontology_problems(graph: rdflib.Graph, label: str) -> list[Problem]:
     problems = []
     onto = rdflib.URIRef(TG)
     if (onto, rdflib.RDF.type, rdflib.URIRef(OWL + "Ontology")) not in graph:
@@ -257,6 +266,7 @@ def _ontology_problems(graph, label: str) -> list[Problem]:
 
     declared = declared_terms(graph)
     kinds: dict[str, set[str]] = {}
+    term: rdflib.term.Node | str  # a node of the graph, then an IRI's text
     for kind_iri, kind in KINDS.items():
         for term in graph.subjects(rdflib.RDF.type, rdflib.URIRef(kind_iri)):
             if str(term) in declared:
@@ -291,17 +301,17 @@ def _ontology_problems(graph, label: str) -> list[Problem]:
     return problems
 
 
-def _shapes_graph(shapes):
+def _shapes_graph(shapes: _GraphSource) -> rdflib.Graph:
     return _graph(shapes, packaged=shapes_graph)
 
 
-def enumeration_problems(ontology, shapes, label: str) -> list[Problem]:
+def enumeration_problems(ontology: rdflib.Graph, shapes: rdflib.Graph, label: str) -> list[Problem]:
     """The shapes' value lists agree with the enumerations the ontology records as data."""
     sh = rdflib.Namespace("http://www.w3.org/ns/shacl#")
     tgsh = rdflib.Namespace("https://trustgraph.ai/shapes#")
     problems = []
 
-    def listed(shape) -> set:
+    def listed(shape: rdflib.term.Node) -> set:
         head = shapes.value(shape, sh["in"])
         return {str(v) for v in rdflib.collection.Collection(shapes, head)} if head is not None else set()
 
@@ -336,13 +346,13 @@ def enumeration_problems(ontology, shapes, label: str) -> list[Problem]:
 _JUDGED_ELSEWHERE = {TG + "Reflection": {TG + "Observation"}}
 
 
-def _mixin_problems(ontology, shapes, label: str) -> list[Problem]:
+def _mixin_problems(ontology: rdflib.Graph, shapes: rdflib.Graph, label: str) -> list[Problem]:
     """Each rule that targets a mixin class admits exactly the main classes the ontology names with
     tg:mixinFor (a shape that is those classes: sh:class, or sh:or of shapes that are)."""
     sh = rdflib.Namespace("http://www.w3.org/ns/shacl#")
     problems = []
 
-    def classes_of(shape) -> set:
+    def classes_of(shape: rdflib.term.Node) -> set:
         found = {str(c) for c in shapes.objects(shape, sh["class"])}
         for head in shapes.objects(shape, sh["or"]):
             for member in rdflib.collection.Collection(shapes, head):
@@ -374,7 +384,7 @@ _CODE = re.compile(r'tgl:code\s+"([^"]*)"')
 class _RuleLines:
     """Where each rule code is written in the shapes files, to point a problem at its line."""
 
-    def __init__(self, files):
+    def __init__(self, files: Iterable[Path | str]) -> None:
         self.text: dict[Path, list[str]] = {}
         self.codes: dict[str, list[tuple[Path, int]]] = {}
         for path in files:
@@ -385,7 +395,7 @@ class _RuleLines:
                 for code in _CODE.findall(line):
                     self.codes.setdefault(code, []).append((Path(path), number))
 
-    def of(self, code: str, node=None) -> tuple[str | None, int | None]:
+    def of(self, code: str, node: rdflib.term.Node | None = None) -> tuple[str | None, int | None]:
         """The line of the code, on the named node's own definition when a code is written twice."""
         places = self.codes.get(code, [])
         if not places:
@@ -399,7 +409,7 @@ class _RuleLines:
         path, line = places[0]
         return str(path), line
 
-    def after(self, code: str, node, text: str) -> tuple[str | None, int | None]:
+    def after(self, code: str, node: rdflib.term.Node | None, text: str) -> tuple[str | None, int | None]:
         """The first line at or after the code's that holds ``text`` (a message's placeholder)."""
         file, start = self.of(code, node)
         if file is None or start is None:
@@ -410,7 +420,7 @@ class _RuleLines:
         return file, start
 
 
-def _shapes_files(shapes) -> list[Path]:
+def _shapes_files(shapes: _GraphSource) -> list[Path]:
     """The Turtle files the shapes were read from (none for a graph given as such)."""
     if shapes is None:
         return shapes_paths()
@@ -419,7 +429,7 @@ def _shapes_files(shapes) -> list[Path]:
     return [Path(p) for p in ([shapes] if isinstance(shapes, (str, Path)) else shapes)]
 
 
-def rule_problems(model: ShapesModel, files=()) -> list[Problem]:
+def rule_problems(model: ShapesModel, files: Iterable[Path | str] = ()) -> list[Problem]:
     """Every rule (a node carrying tgl:code) is valid: its code is its own and starts with its
     family's letter, its message names only variables a finding fills in, and it carries its
     documentation and a fault example."""
@@ -444,12 +454,12 @@ def rule_problems(model: ShapesModel, files=()) -> list[Problem]:
     return found
 
 
-def _rule_problems(model: ShapesModel, code: str, node, lines: _RuleLines) -> list[Problem]:
+def _rule_problems(model: ShapesModel, code: str, node: rdflib.term.Node, lines: _RuleLines) -> list[Problem]:
     graph = model.graph
     file, line = lines.of(code, node)
     term = str(node) if isinstance(node, rdflib.URIRef) else None
 
-    def problem(check: str, what: str, where=(file, line)) -> Problem:
+    def problem(check: str, what: str, where: tuple[str | None, int | None] = (file, line)) -> Problem:
         return Problem(check, f"shapes: rule {code}: {what}", term, shapes=True, file=where[0], line=where[1])
 
     found = []
@@ -492,12 +502,14 @@ def _rule_problems(model: ShapesModel, code: str, node, lines: _RuleLines) -> li
     return found
 
 
-def run_checks(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> list[str]:
+def run_checks(ontology: Path | str | None = None, shapes: _GraphSource = None, prov_o: Path | str | None = None,
+               reasoner: bool = True) -> list[str]:
     """Every problem found, one line each; an empty list means all is well."""
     return [p.text for p in problems(ontology, shapes, prov_o, reasoner)]
 
 
-def problems(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> list[Problem]:
+def problems(ontology: Path | str | None = None, shapes: _GraphSource = None, prov_o: Path | str | None = None,
+             reasoner: bool = True) -> list[Problem]:
     """Every problem found; an empty list means all is well.
 
     ``ontology``: a Turtle path (default: the packaged ontology). ``shapes``:
@@ -552,7 +564,7 @@ def problems(ontology=None, shapes=None, prov_o=None, reasoner: bool = True) -> 
     return found
 
 
-def _reasoner_problems(ontology: Path, label: str, prov_o) -> list[Problem]:
+def _reasoner_problems(ontology: Path, label: str, prov_o: Path | str | None) -> list[Problem]:
     import owlready2
 
     runs: list[tuple[str, tuple]] = [(label, (ontology,))]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..ground.files import git_root
 from ..ground.guarded import CONFIG_LIMIT, GuardedReadError, read_guarded
@@ -115,7 +116,7 @@ def discover(start: str | Path | None = None) -> Settings:
 
 
 def resolve(config_file: str | Path | None = None, no_config: bool = False, start: str | Path | None = None,
-            **flags) -> Settings:
+            **flags: Any) -> Settings:
     """Defaults, then the configuration file (``config_file``, else the one found from
     ``start``, none with ``no_config``), then every flag that was given."""
     if no_config:

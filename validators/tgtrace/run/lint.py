@@ -20,9 +20,9 @@ import pyoxigraph as ox
 import rdflib
 
 from ..ground import graph as tg
-from ..ground.graph import TraceGraph
+from ..ground.graph import Node, TraceGraph
 from ..ground.locations import Parts
-from ..ground.model import Finding, Report, Severity, Source
+from ..ground.model import Finding, Hit, Report, Severity, Source
 from ..ground.namespaces import SH
 from ..inputs.loaders import Input, InputError, expand_paths, load
 from ..inputs.stream import StreamLinter
@@ -42,7 +42,7 @@ DEFAULTS = Settings()
 # The reference engine (pySHACL, rdflib's SPARQL) is imported only when --engine shacl asks for it.
 _REFERENCE_ENGINE = "tgtrace.shacl.reference"
 
-def _message(rule: Rule, path: str | None, value) -> str:
+def _message(rule: Rule, path: str | None, value: object) -> str:
     return fill_message(rule.message, {"value": tg.name(value) if value is not None else "(none)",
                                        "path": path or "(none)"})
 
@@ -181,7 +181,8 @@ def _aged(rule: Rule, severity: Severity, message: str, model: Inference | None,
     return (Severity.ERROR if too_old else Severity.INFO), message
 
 
-def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None = None) -> list[tuple[Any, Finding]]:
+def _findings(graph: TraceGraph, hits: Iterable[Hit], settings: Settings,
+              models: dict | None = None) -> list[tuple[Any, Finding]]:
     """(focus node, finding) of each hit of a selected rule, one per rule, focus, path and value."""
     rules = all_rules()
     codes = settings.codes
@@ -235,14 +236,14 @@ def _findings(graph: TraceGraph, hits, settings: Settings, models: dict | None =
     return findings
 
 
-def _source_shape(hit, rule: Rule) -> str:
+def _source_shape(hit: Hit, rule: Rule) -> str:
     """The IRI of the shape a hit comes from (the shape that holds a SPARQL-based constraint);
     the rule's own when that shape is a blank node."""
     node = getattr(hit.shape, "node", None)
     return str(node) if isinstance(node, rdflib.URIRef) else rule.shape
 
 
-def _placed_triple(graph: TraceGraph, focus, path: str | None, value) -> tuple | None:
+def _placed_triple(graph: TraceGraph, focus: Node, path: str | None, value: Node | None) -> tuple | None:
     """The triple of the input a finding is about, as pyoxigraph terms, when the input holds it
     (a component may report its focus as the value of a path the focus lacks)."""
     if value is None:
@@ -417,7 +418,7 @@ def _lint_stream(source: Input, settings: Settings) -> Iterator[InputResult]:
     yield InputResult(source.name, extra={"peak_triples_held": linter.peak})
 
 
-def _order(finding: Finding):
+def _order(finding: Finding) -> tuple[str, str, int, str, str]:
     return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
 
 
@@ -427,7 +428,7 @@ def _lint_file(path: str, settings: Settings) -> list[InputResult]:
             for result in lint_input(item, settings)]
 
 
-def iter_results(*sources, settings: Settings = DEFAULTS,
+def iter_results(*sources: object, settings: Settings = DEFAULTS,
                  progress: Callable[[str, int, int], None] | None = None) -> Iterator[InputResult]:
     """Each input's results, as they complete."""
     checked_engine(settings.engine, "engine")  # a Settings built by hand is checked before any input is read
@@ -457,7 +458,8 @@ def iter_results(*sources, settings: Settings = DEFAULTS,
 
 
 def settings_of(settings: Settings | None = None, *, select: Sequence[str] | None = None,
-                ignore: Sequence[str] | None = None, severities: dict | None = None, fail_on=None,
+                ignore: Sequence[str] | None = None, severities: dict | None = None,
+                fail_on: Severity | str | None = None,
                 engine: str | None = None, input_format: str | None = None, jobs: int | None = None,
                 allow_empty: bool | None = None, target_version: str | None = None,
                 one_capture: bool | None = None) -> Settings:
@@ -472,8 +474,8 @@ class NoTrace(InputError):
     """A run whose inputs hold no TrustGraph trace: a gate must not pass it."""
 
 
-def lint(*sources, settings: Settings | None = None,
-         progress: Callable[[str, int, int], None] | None = None, **options) -> Report:
+def lint(*sources: object, settings: Settings | None = None,
+         progress: Callable[[str, int, int], None] | None = None, **options: Any) -> Report:
     """Lint traces.
 
     Each source is a path (file or directory), "-" for standard input, a file

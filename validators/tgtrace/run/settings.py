@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from ..ground.model import Finding, Severity
 from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT
@@ -139,7 +140,7 @@ class Settings:
     def needs_coverage(self) -> bool:
         return self.min_coverage is not None or self.output.statistics or self.output.summary is not None
 
-    def merge(self, **given) -> Settings:
+    def merge(self, **given: Any) -> Settings:
         """These settings with every value that was given (not None) in its place.
 
         Each value is checked by its entry of the options table, as a flag: a selector, severity

@@ -84,11 +84,11 @@ class LiveTraces(StreamLinter):
                 found.first, found.last, found.judged = min(found.first, first), now, False
         self.peak = max(self.peak, self.held)
 
-    def _alive(self, component) -> bool:
+    def _alive(self, component: Component) -> bool:
         # A component merged into another is no longer the owner of its nodes.
         return bool(component.nodes) and self.owner.get(next(iter(component.nodes))) is component
 
-    def _take(self, component) -> TraceGraph:
+    def _take(self, component: Component) -> TraceGraph:
         del self._state[component]
         graph = self._graph(component)
         self._release(component)

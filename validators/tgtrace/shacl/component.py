@@ -22,20 +22,53 @@ expression; ``compiler.subclass`` says whether the graph has rdfs:subClassOf;
 ``compiler.types_expression(shapes)`` is the engine's test, on ``types_of(v)``,
 that v conforms to one of shapes (None when they read more than types).
 
-The generic components (SHACL Core, in ``engines/core/``) and the project's own
-(``engines/trustgraph.py``) register here alike; the engine knows no other.
+The generic components (SHACL Core, in ``shacl/core/``) and the project's own
+(``rules/components.py``) register here alike; the engine knows no other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rdflib
 
-from ..ground.graph import TraceGraph
+from ..ground.graph import Node, TraceGraph
 from ..ground.namespaces import SH
+
+if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
+    from typing import Protocol, TypeAlias
+
+    from .shapes import Shape
+
+    # The types components are written with (the contract above), for the type checker only.
+    # A per-value component's test of one value node: (graph, value) -> conforms.
+    ValueTest: TypeAlias = Callable[[TraceGraph, Node], bool]
+    # A types test: a node's set of asserted types -> the constraint holds.
+    TypesTest: TypeAlias = Callable[[AbstractSet[str]], bool]
+    # What a check yields: (sh:value or None, None or the predicate / component it reports).
+    Results: TypeAlias = Iterator[tuple[Node | None, str | None]]
+    # A constraint's parameters: IRI -> value (shapes.Constraint.params).
+    Params: TypeAlias = dict[str, Any]
+
+    class CompilerLike(Protocol):
+        """What compiled forms and types tests are given: the engine's ``fast.Compiler``, which
+        components cannot import (fast imports them: the import contract forbids the cycle)."""
+
+        subclass: bool
+
+        def bind(self, value: object, name: str | None = None) -> str: ...
+
+        def shape_types_test(self, shape: Shape) -> TypesTest | None: ...
+
+        def shape_types_tests(self, shapes: Iterable[Shape]) -> tuple[TypesTest, ...] | None: ...
+
+        def classes_of(self, shapes: list[Shape]) -> frozenset[str] | None: ...
+
+        def types_expression(self, shapes: list[Shape]) -> str | None: ...
+
 
 
 @dataclass(frozen=True)
@@ -75,7 +108,7 @@ def component(local: str, *parameters: str, namespace: str = SH, static: bool = 
               candidates: Callable | None = None, compiled: Callable | None = None, value_only: bool = False,
               types_test: Callable | None = None) -> Callable[[Callable], Callable]:
     """Register a check under namespace + local, reading the parameters named (in namespace)."""
-    def register(check):
+    def register(check: Callable) -> Callable:
         COMPONENTS[namespace + local] = Native(check, _names(namespace, parameters), static, None, own_values,
                                                candidates, compiled, value_only, types_test)
         return check
@@ -85,8 +118,9 @@ def component(local: str, *parameters: str, namespace: str = SH, static: bool = 
 def per_value(local: str, *parameters: str, namespace: str = SH, compiled: Callable | None = None,
               types_test: Callable | None = None) -> Callable[[Callable], Callable]:
     """A component whose results are exactly the values failing a test built from the params."""
-    def register(make_test):
-        def check(ctx, shape, focus, values, params):
+    def register(make_test: Callable) -> Callable:
+        def check(ctx: Context, shape: Shape, focus: object, values: Iterable[Node],
+                  params: dict[str, Any]) -> Iterator[tuple[Node, None]]:
             test = make_test(ctx, params)
             for value in values:
                 if not test(ctx.graph, value):
@@ -100,7 +134,7 @@ def per_value(local: str, *parameters: str, namespace: str = SH, compiled: Calla
 class Context:
     """What a component sees: the graph, and how to ask whether a node conforms to a shape."""
 
-    def __init__(self, graph: TraceGraph, conforms: Callable, types_test: Callable | None = None):
+    def __init__(self, graph: TraceGraph, conforms: Callable, types_test: Callable | None = None) -> None:
         self.graph = graph
         self.conforms = conforms  # (shape, node) -> bool
         # shape -> a test of a node's asserted types that decides conformance, or None when the
@@ -115,7 +149,7 @@ def param(params: dict, local: str, namespace: str = SH) -> Any:
 _BOOLEAN = rdflib.URIRef("http://www.w3.org/2001/XMLSchema#boolean")
 
 
-def true(term) -> bool:
+def true(term: object) -> bool:
     # SHACL switches a boolean parameter on with the literal true alone: "1"^^xsd:boolean,
     # the same value, is another term and leaves the constraint off (W3C uniqueLang-002).
     return isinstance(term, rdflib.Literal) and term.datatype == _BOOLEAN and str(term) == "true"

@@ -20,19 +20,19 @@ and sh:hasValue) inlined.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyoxigraph as ox
 import rdflib
 
-from ..ground.graph import DERIVED, RDF_TYPE, SUBCLASS, TraceGraph, collector_paused, key_from_rdflib
+from ..ground.graph import DERIVED, RDF_TYPE, SUBCLASS, Node, TraceGraph, collector_paused, key_from_rdflib
 from ..ground.model import Hit
 from ..ground.namespaces import SH
 from . import core  # noqa: F401  (registers SHACL Core's components)
 from .component import COMPONENTS, TARGET_NODES, TARGET_TYPES, Context
 from .core.shape_based import QUALIFIED_RESULT_COMPONENTS
-from .shapes import Path, Shape, ShapesError, ShapesModel
+from .shapes import Constraint, Path, Shape, ShapesError, ShapesModel, SparqlConstraint, Target
 from .sparql import SparqlRunner, refuse_services
 
 PROPERTY = SH + "PropertyConstraintComponent"
@@ -50,7 +50,7 @@ _EMPTY: frozenset = frozenset()
 _NONE: tuple = ()
 
 
-def _path_values(graph: TraceGraph, path: Path, node) -> list:
+def _path_values(graph: TraceGraph, path: Path, node: Node) -> list:
     kind, arg = path.kind, path.arg
     if kind == "pred":
         return list(graph.values(node, arg))
@@ -97,7 +97,8 @@ def _path_values(graph: TraceGraph, path: Path, node) -> list:
 class Engine:
     """A shapes graph compiled for checking trace graphs."""
 
-    def __init__(self, model: ShapesModel, codes: frozenset[str] | None = None, declarations: Iterable[tuple] = ()):
+    def __init__(self, model: ShapesModel, codes: frozenset[str] | None = None,
+                 declarations: Iterable[tuple] = ()) -> None:
         """codes: the rules to evaluate (None: every shape); shapes that carry none of them are
         not run at all, so an unselected rule costs nothing (an opt-in family may be costly).
         declarations: rdflib triples :meth:`prepare` adds to each graph (the ontology's, for the
@@ -225,7 +226,7 @@ class Engine:
 class _Run:
     """One graph checked by one engine."""
 
-    def __init__(self, engine: Engine, graph: TraceGraph, declared: set):
+    def __init__(self, engine: Engine, graph: TraceGraph, declared: set) -> None:
         self.engine = engine
         self.graph = graph
         self.declared = declared
@@ -234,11 +235,13 @@ class _Run:
         self._compiled: dict = {}
         self._tests: dict = {}
         self._screens: dict = {}
+        self._over: dict[int, set] = {}
         self._sparql: SparqlRunner | None = None
         self.subclass = SUBCLASS in graph._predicates()
         self.codes = engine.codes
 
-    def hit(self, shape: Shape, component: str, focus, value, path, constraint=None) -> Hit:
+    def hit(self, shape: Shape, component: str, focus: object, value: object, path: str | Path | None,
+            constraint: rdflib.term.Node | None = None) -> Hit:
         """A validation result as a hit: the rule its shape (or SPARQL constraint) carries, the
         predicate at fault (the result's path, else the shape's), and the value (a node shape's
         result is about its focus node). ``path`` is a predicate IRI, a Path or None."""
@@ -259,7 +262,7 @@ class _Run:
 
     # --------------------------------------------------------- generic evaluation
 
-    def _constraint_types_test(self, constraint) -> Callable | None:
+    def _constraint_types_test(self, constraint: Constraint) -> Callable | None:
         """A test of the focus's types that decides one constraint of a node shape, when the
         constraint reads only types (and the graph has no subclasses); else None."""
         if self.subclass:
@@ -277,7 +280,7 @@ class _Run:
             self._screens[key] = None if self.subclass else _types_test(shape)
         return self._screens[key]
 
-    def conforms(self, shape: Shape, node) -> bool:
+    def conforms(self, shape: Shape, node: Node) -> bool:
         """Does node conform to shape (shapes nested in sh:node, sh:or, ...)? Shapes made of
         common components are compiled into a test once per run; the others are evaluated."""
         compiled = self._compiled.get(shape, _UNKNOWN)
@@ -329,7 +332,8 @@ class _Run:
                 low, high = params.get(SH + "qualifiedMinCount"), params.get(SH + "qualifiedMaxCount")
                 nested = params[SH + "qualifiedValueShape"]
 
-                def qualified(vs, s=nested, low=None if low is None else int(low), high=None if high is None else int(high)):
+                def qualified(vs: Iterable[Node], s: Shape = nested, low: int | None = None if low is None else int(low),
+                              high: int | None = None if high is None else int(high)) -> bool:
                     count = sum(1 for v in vs if self.conforms(s, v))
                     return (low is None or count >= low) and (high is None or count <= high)
                 tests.append(qualified)
@@ -340,7 +344,7 @@ class _Run:
         all_pass = _all_of(tests)
         return lambda node: all_pass(values(node))
 
-    def evaluate(self, shape: Shape, focus) -> Iterator[Hit]:
+    def evaluate(self, shape: Shape, focus: Node) -> Iterator[Hit]:
         if shape.deactivated:
             return
         values: Sequence
@@ -356,7 +360,7 @@ class _Run:
             if not sparql.deactivated:
                 yield from self.sparql_constraint(shape, sparql, focus)
 
-    def constraint(self, shape: Shape, constraint, focus, values) -> Iterator[Hit]:
+    def constraint(self, shape: Shape, constraint: Constraint, focus: Node, values: Sequence[Node]) -> Iterator[Hit]:
         iri = constraint.component
         if iri == PROPERTY:
             nested = constraint.params[SH + "property"]
@@ -383,16 +387,17 @@ class _Run:
             self._sparql = SparqlRunner(self.graph, self.declared, self.engine.model.graph)
         return self._sparql
 
-    def sparql_constraint(self, shape: Shape, sparql, focus) -> Iterator[Hit]:
+    def sparql_constraint(self, shape: Shape, sparql: SparqlConstraint, focus: Node) -> Iterator[Hit]:
         path = shape.path.sparql() if shape.path is not None else None
         bindings = {"this": focus, "currentShape": key_from_rdflib(shape.node)}
         for row in self.sparql.select(sparql.select, sparql.prefixes, bindings, focus, path):
             if row.get("failure") is not None:
                 continue
             yield self.hit(shape, SPARQL_CONSTRAINT, row.get("this", focus), row.get("value"),
-                           row.get("path"), constraint=sparql.node)
+                           row.get("path"), constraint=sparql.node)  # type: ignore[arg-type]  # ?path binds an IRI
 
-    def sparql_component(self, shape: Shape, constraint, focus, values) -> Iterator[Hit]:
+    def sparql_component(self, shape: Shape, constraint: Constraint, focus: Node,
+                         values: Iterable[Node]) -> Iterator[Hit]:
         declared = self.engine.model.components[constraint.component]
         validator = declared.validator_for(shape)
         if validator is None:  # refused when the engine was built (_check_components)
@@ -407,9 +412,10 @@ class _Run:
                     yield self.hit(shape, constraint.component, focus, value, None)
             return
         for row in self.sparql.select(validator.query, validator.prefixes, bindings, focus, path):
-            yield self.hit(shape, constraint.component, row.get("this", focus), row.get("value"), row.get("path"))
+            yield self.hit(shape, constraint.component, row.get("this", focus), row.get("value"),
+                           row.get("path"))  # type: ignore[arg-type]  # ?path binds an IRI
 
-    def test(self, constraint) -> Callable:
+    def test(self, constraint: Constraint) -> Callable:
         """The per-value test of a constraint, built once per run (it may ask the run whether a
         node conforms to a shape)."""
         test = self._tests.get(id(constraint))
@@ -485,7 +491,7 @@ class _Run:
                 found.setdefault(node, None)
         return list(found)
 
-    def sparql_target(self, target) -> list:
+    def sparql_target(self, target: Target) -> list:
         if target.kind == "custom":
             kind = self.engine.model.target_types[target.value[0]]
             query, prefixes = kind.select, kind.prefixes
@@ -567,7 +573,8 @@ class _Run:
                 # The values are the node's types, or there are none: the same for every such node.
                 values = sorted(kinds) if simple == (RDF_TYPE,) else []
                 for constraint in constraints:
-                    for result in self.constraint(shape, constraint, _FOCUS, values):
+                    # The kind's stand-in focus (value-only components, all native, never read it).
+                    for result in self.constraint(shape, constraint, _FOCUS, values):  # type: ignore[arg-type]
                         static.append((shape, result.component, result.value, result.result_path))
             elif simple is not None and not shape.sparql:
                 generated.append((shape, constraints, tuple(p for p in simple if p in present)))
@@ -594,7 +601,7 @@ class _Run:
         graph = self.graph
         sparql = [s for s in shape.sparql if not s.deactivated]
 
-        def run(node, props):
+        def run(node: Node, props: Mapping[str, Sequence[Node]]) -> list[Hit]:
             found = [self.hit(shape, component, node, node, None) for component, test in tests if not test(graph, node)]
             values = [node]
             for constraint, candidates in screened:
@@ -613,7 +620,7 @@ class _Run:
                 return lambda node, props: run(node, props) if node in outside else ()
             return run
         # Every constraint screens its focus nodes: most nodes need no work at all.
-        union = set().union(*screens)
+        union = screens[0] if len(screens) == 1 else set().union(*screens)  # one screen is read, not copied
         if not union:
             return None
         return lambda node, props: run(node, props) if node in union else ()
@@ -637,7 +644,7 @@ class _Run:
             found |= screen
         return found
 
-    def _screen_constraint(self, shape: Shape, constraint) -> set | None:
+    def _screen_constraint(self, shape: Shape, constraint: Constraint) -> set | None:
         iri, params = constraint.component, constraint.params
         if iri == PROPERTY:
             return self._screen(params[SH + "property"])
@@ -655,24 +662,37 @@ class _Run:
                 and params.get(SH + "qualifiedValueShapesDisjoint") is None:
             high, nested = int(params[SH + "qualifiedMaxCount"]), params[SH + "qualifiedValueShape"]
             by_types = self.types_test(nested)
+            below_of = self.graph.derived_from()
             if by_types is not None:
-                types_of = self.graph.types_of
-                return {node for node, below in self.graph.derived_from().items() if len(below) > high
-                        and sum(1 for v in below if by_types(types_of(v))) > high}
+                # The nodes that qualify, found kind by kind (a few hundred tests, not one per node),
+                # then counted among each candidate's children by set intersection.
+                qualified: set[Node] = set()
+                for (kinds, predicates), nodes in self.graph.kinds().items():
+                    if DERIVED in predicates and by_types(kinds):
+                        qualified.update(nodes)
+                among = qualified.intersection
+                return {node for node in self._derived_by_more_than(high) if len(among(below_of[node])) > high}
             conforms = self.conforms
-            return {node for node, below in self.graph.derived_from().items() if len(below) > high
-                    and sum(1 for v in below if conforms(nested, v)) > high}
+            return {node for node in self._derived_by_more_than(high)
+                    if sum(1 for v in below_of[node] if conforms(nested, v)) > high}
         if iri == SH + "MaxCountConstraintComponent":
-            high = int(params[SH + "maxCount"])
-            return {node for node, below in self.graph.derived_from().items() if len(below) > high}
+            return self._derived_by_more_than(int(params[SH + "maxCount"]))
         return None
+
+    def _derived_by_more_than(self, high: int) -> set:
+        """The nodes more than ``high`` nodes derive from: one pass over the graph per bound, however
+        many shapes count with it."""
+        found = self._over.get(high)
+        if found is None:
+            found = self._over[high] = {node for node, below in self.graph.derived_from().items() if len(below) > high}
+        return found
 
     def _shape_runner(self, shape: Shape) -> Callable | None:
         candidates = self._candidates(shape)
         if candidates is not None and not candidates:
             return None  # no node can fail
 
-        def run(node, props):
+        def run(node: Node, props: Mapping[str, Sequence[Node]]) -> Iterator[Hit]:
             if candidates is None or node in candidates:
                 yield from self.evaluate(shape, node)
         return run
@@ -719,7 +739,7 @@ def _path_function(graph: TraceGraph, path: Path) -> Callable[[Any], Iterable] |
         if None in steps:
             return None
 
-        def walk(node) -> list:
+        def walk(node: Node) -> list:
             current = [node]
             for step in steps:
                 current = list(dict.fromkeys([v for n in current for v in step(n)]))  # type: ignore[misc]
@@ -754,7 +774,7 @@ def _types_test(shape: Shape) -> Callable | None:
     return _all_of(tests)
 
 
-def _constraint_types_test(constraint) -> Callable | None:
+def _constraint_types_test(constraint: Constraint) -> Callable | None:
     """A test on a node's asserted types that decides one constraint at the node itself (of a
     node shape), when the constraint reads nothing else: the component's own types test (see
     ``Native.types_test``; sh:property, the engine's own, is ``_types_property_test``)."""
@@ -773,7 +793,7 @@ def _all_of(tests: list) -> Callable:
         return tests[0]
     each = tuple(tests)
 
-    def all_pass(x) -> bool:
+    def all_pass(x: object) -> bool:
         for test in each:
             if not test(x):
                 return False
@@ -783,7 +803,7 @@ def _all_of(tests: list) -> Callable:
 
 def _every_value(test: Callable, graph: TraceGraph) -> Callable:
     """values -> the per-value test passes on each."""
-    def every(values) -> bool:
+    def every(values: Iterable[Node]) -> bool:
         for value in values:
             if not test(graph, value):
                 return False
@@ -824,11 +844,11 @@ class Compiler:
     """What the components' compiled forms are written with (see engines/component.py): Python
     objects bound to names of one namespace, and the engine's tests of shapes on a node's types."""
 
-    def __init__(self, subclass: bool, namespace: dict | None = None):
+    def __init__(self, subclass: bool, namespace: dict | None = None) -> None:
         self.subclass = subclass
         self.namespace = {"Literal": ox.Literal} if namespace is None else namespace
 
-    def bind(self, value, name: str | None = None) -> str:
+    def bind(self, value: object, name: str | None = None) -> str:
         name = name or f"t{len(self.namespace)}"
         self.namespace[name] = value
         return name
@@ -859,14 +879,14 @@ class Compiler:
             return None
         return f"any(f(types_of(v)) for f in {self.bind(tuple(tests))})"
 
-    def expression(self, constraint) -> str | None:
+    def expression(self, constraint: Constraint) -> str | None:
         """The constraint's compiled form, or None when its component has none for these parameters."""
         native = COMPONENTS.get(constraint.component)
         if native is None or native.compiled is None:
             return None
         return native.compiled(constraint.params, self)
 
-    def function(self, constraint) -> Callable | None:
+    def function(self, constraint: Constraint) -> Callable | None:
         """The compiled form as a function: of (types_of, v) for a per-value component, of values
         for any other; True when the constraint holds."""
         expression = self.expression(constraint)
@@ -880,7 +900,7 @@ class Compiler:
 _TYPES = Compiler(False)
 
 
-def _values_function(constraint) -> Callable | None:
+def _values_function(constraint: Constraint) -> Callable | None:
     """values -> the constraint holds, by the compiled form of a component that judges the set of values."""
     native = COMPONENTS.get(constraint.component)
     if native is None or native.value_test is not None:

@@ -13,13 +13,27 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 from rdflib.paths import MulPath
 
 from .paths import StepIndex, _one_step, nearest_of_type
+
+if TYPE_CHECKING:
+    from pyshacl.constraints.constraint_component import CustomConstraintComponent
+    from pyshacl.helper.sparql_query_helper import SPARQLQueryHelper
+    from pyshacl.shape import Shape
+    from rdflib.graph import Graph
+    from rdflib.paths import Path
+    from rdflib.plugins.sparql.parserutils import CompValue, Expr
+    from rdflib.plugins.sparql.processor import SPARQLProcessor
+    from rdflib.plugins.sparql.sparql import FrozenBindings, FrozenDict, Query
+    from rdflib.term import Identifier, Literal, Node, URIRef, Variable
+
+    from .paths import Algebra
 
 # The pySHACL releases (major.minor) whose internals the patches were written against and tested on.
 PATCHED_PYSHACL = ("0.40",)
@@ -90,7 +104,9 @@ def each_query_parsed_once() -> Iterator[None]:
     original = processor.SPARQLProcessor.query
     prepared = _PREPARED
 
-    def query(self, strOrQuery, initBindings=None, initNs=None, base=None, DEBUG=False):
+    def query(self: SPARQLProcessor, strOrQuery: str | Query, initBindings: Mapping[str, Identifier] | None = None,
+              initNs: Mapping[str, Any] | None = None, base: str | None = None,
+              DEBUG: bool = False) -> Mapping[str, Any]:
         if isinstance(strOrQuery, str):
             key = (strOrQuery, base, tuple(sorted((initNs or {}).items())))
             if key not in prepared:
@@ -108,7 +124,8 @@ def each_query_parsed_once() -> Iterator[None]:
     original_check = SPARQLQueryHelper.check_invalid_sparql
     checked: set = set()
 
-    def check_invalid_sparql(self, sparql_text, valuenode=None, extravars=None):
+    def check_invalid_sparql(self: SPARQLQueryHelper, sparql_text: str, valuenode: Node | None = None,
+                             extravars: Collection[str] | None = None) -> bool:
         key = (sparql_text, valuenode is not None, frozenset(extravars or ()))
         if key not in checked:
             original_check(self, sparql_text, valuenode, extravars)  # raises on a query SHACL forbids
@@ -131,17 +148,17 @@ class _Members(list):
     a shape against the list each time the shape validates a node (a linear scan of URIRef
     comparisons). Same members, same order; only membership is faster."""
 
-    def __init__(self, items=()):
+    def __init__(self, items: Iterable[URIRef] = ()) -> None:
         super().__init__(items)
         self._members = set(self)
 
-    def __contains__(self, item) -> bool:
+    def __contains__(self, item: object) -> bool:
         return item in self._members
 
     def copy(self) -> _Members:
         return _Members(self)
 
-    def append(self, item) -> None:
+    def append(self, item: URIRef) -> None:
         super().append(item)
         self._members.add(item)
 
@@ -157,7 +174,7 @@ def shape_lookups_indexed() -> Iterator[None]:
     original_find = shape_module.Shape.find_custom_constraints
     found: dict = {}
 
-    def find_custom_constraints(self):
+    def find_custom_constraints(self: Shape) -> set[CustomConstraintComponent]:
         if id(self) not in found:
             found[id(self)] = (self, original_find(self))  # the shape is kept, so its id stays its own
         return found[id(self)][1]
@@ -181,7 +198,7 @@ _NOT_REPEATABLE = {"Builtin_RAND", "Builtin_NOW", "Builtin_UUID", "Builtin_STRUU
                    "ServiceGraphPattern"}
 
 
-def _remember_exists(node) -> None:
+def _remember_exists(node: Algebra) -> None:
     """Have each (NOT) EXISTS in a translated query give its verdict once per run for the same
     values of its pattern's variables.
 
@@ -210,7 +227,7 @@ def _remember_exists(node) -> None:
             stack.extend(current)
 
 
-def _variables_of(pattern, compvalue, variable) -> tuple[set, bool]:
+def _variables_of(pattern: Algebra, compvalue: type[CompValue], variable: type[Variable]) -> tuple[set, bool]:
     """Every variable a translated pattern mentions, nested patterns included, and whether its
     verdict is the same each time for the same values of them."""
     found: set = set()
@@ -230,14 +247,15 @@ def _variables_of(pattern, compvalue, variable) -> tuple[set, bool]:
     return found, True
 
 
-def _remembering(node, evaluate, variables: tuple):
-    def value(ctx, name):
+def _remembering(node: CompValue, evaluate: Callable[[FrozenBindings], Literal],
+                 variables: tuple[Variable, ...]) -> Callable[[FrozenBindings], Literal]:
+    def value(ctx: FrozenBindings, name: Variable) -> Identifier | None:
         try:
             return ctx[name]
         except (KeyError, TypeError):  # unbound (rdflib looks in the initial bindings last)
             return None
 
-    def remembered(ctx):
+    def remembered(ctx: FrozenBindings) -> Literal:
         verdicts = _EXISTS_VERDICTS.get("run")
         if verdicts is None:
             return evaluate(ctx)
@@ -267,7 +285,7 @@ def filters_evaluated_first() -> Iterator[None]:
 
     original = evalutils._ebv
 
-    def ebv(expr, ctx):
+    def ebv(expr: Literal | Variable | Expr, ctx: FrozenDict) -> bool:
         if not isinstance(expr, Expr):
             return original(expr, ctx)  # a literal or a variable: rdflib's own test
         try:
@@ -282,7 +300,7 @@ def filters_evaluated_first() -> Iterator[None]:
         evalutils._ebv = evaluate._ebv = original
 
 
-def _lazy_exists(node) -> None:
+def _lazy_exists(node: Algebra) -> None:
     """Mark the joins of every (NOT) EXISTS pattern in a translated query lazy where rdflib's
     ``analyse`` would, nested EXISTS included."""
     from rdflib.plugins.sparql.algebra import _traverseAgg, analyse
@@ -309,14 +327,15 @@ def indexed_transitive_paths() -> Iterator[None]:
     original = MulPath.eval
     indexes: dict = {}  # (id of graph, inner path) -> (graph, StepIndex); the graph kept alive
 
-    def index_of(graph, step) -> StepIndex:
+    def index_of(graph: Graph, step: Path | URIRef) -> StepIndex:
         key = (id(graph), repr(step))
         entry = indexes.get(key)
         if entry is None or entry[0] is not graph:
             entry = indexes[key] = (graph, StepIndex(graph, step))
         return entry[1]
 
-    def evaluate(self, graph, subj=None, obj=None, first=True):
+    def evaluate(self: MulPath, graph: Graph, subj: Node | None = None, obj: Node | None = None,
+                 first: bool = True) -> Generator[tuple[Node, Node], None, None]:
         # The same tests of subj and obj as rdflib's (truth values, not None checks).
         if not first or not self.more or not (subj or obj) or not _one_step(self.path):
             yield from original(self, graph, subj, obj, first)  # p?, or every pair: rdflib's own
@@ -328,7 +347,7 @@ def indexed_transitive_paths() -> Iterator[None]:
             elif subj:
                 yield subj, subj
             else:
-                yield obj, obj
+                yield obj, obj  # type: ignore[misc]  # not None: subj or obj is set
         index = index_of(graph, self.path)
         if subj and obj:
             if index.reaches(subj, obj):
@@ -338,7 +357,7 @@ def indexed_transitive_paths() -> Iterator[None]:
                 yield subj, node
         else:
             for node in index.reachable(obj, index.backward):
-                yield node, obj
+                yield node, obj  # type: ignore[misc]  # not None: subj or obj is set
 
     MulPath.eval = evaluate  # type: ignore[method-assign]  # patched for the run, restored after
     try:

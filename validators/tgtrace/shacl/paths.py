@@ -25,16 +25,24 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from rdflib.graph import Graph
 from rdflib.namespace import RDF
-from rdflib.paths import AlternativePath, InvPath, MulPath
+from rdflib.paths import AlternativePath, InvPath, MulPath, Path
 from rdflib.term import Node, URIRef, Variable
 
 from ..ground.graph import strong_components
 
+if TYPE_CHECKING:
+    from typing import TypeAlias
 
-def _one_step(path) -> bool:
+    # A node of rdflib's translated SPARQL algebra: a CompValue read by its name and attributes, a
+    # term, a list of them, or None; rdflib's algebra is untyped, so its nodes are taken as they come.
+    Algebra: TypeAlias = Any
+
+
+def _one_step(path: Path | URIRef) -> bool:
     """Whether path is a single step: a predicate, an inverse or alternative of such."""
     if isinstance(path, URIRef):
         return True
@@ -48,7 +56,7 @@ def _one_step(path) -> bool:
 class StepIndex:
     """The one-step relation of a path over one graph, forwards and backwards."""
 
-    def __init__(self, graph, step) -> None:
+    def __init__(self, graph: Graph, step: Path | URIRef) -> None:
         forward: dict = {}
         backward: dict = {}
         for s, o in ((s, o) for s, _, o in graph.triples((None, step, None))):
@@ -104,7 +112,7 @@ class StepIndex:
                     work.append((child, iter(backward.get(child, ()))))
         self._forest = (entry, exit_)
 
-    def reaches(self, start, end) -> bool:
+    def reaches(self, start: Node, end: Node) -> bool:
         """Whether end is one or more steps from start."""
         if self._components is None:
             self._strong_components()
@@ -166,14 +174,14 @@ class NearestPath(MulPath):
                 queue.extend(graph.objects(node, self.path))
 
 
-def _conjuncts(expression) -> list:
+def _conjuncts(expression: Algebra) -> list:
     """The operands of a chain of && (rdflib's ConditionalAndExpression), in order."""
     if getattr(expression, "name", None) != "ConditionalAndExpression":
         return [expression]
     return [part for operand in [expression.expr, *(expression.other or ())] for part in _conjuncts(operand)]
 
 
-def _only_triple(pattern):
+def _only_triple(pattern: Algebra) -> tuple | None:
     """The one triple pattern of a translated group of basic graph patterns, else None."""
     triples = []
     stack = [pattern]
@@ -189,20 +197,20 @@ def _only_triple(pattern):
     return triples[0] if len(triples) == 1 else None
 
 
-def _exists_triple(expression, name: str = "Builtin_EXISTS"):
+def _exists_triple(expression: Algebra, name: str = "Builtin_EXISTS") -> tuple | None:
     if getattr(expression, "name", None) != name:
         return None
     return _only_triple(expression.__dict__.get("graph"))  # the translated pattern
 
 
-def _transitive_step(path):
+def _transitive_step(path: object) -> URIRef | None:
     """The predicate of ``predicate+``, else None."""
     if type(path) is MulPath and path.mod == "+" and isinstance(path.path, URIRef):
         return path.path
     return None
 
 
-def nearest_of_type(node) -> int:
+def nearest_of_type(node: Algebra) -> int:
     """Mark the walks of "the nearest ancestors of a type" in a translated query; how many.
 
     SPARQL can only say "the nearest X above ?s" as: ``?s p+ ?x`` where ``?x`` is an X and
@@ -237,7 +245,7 @@ def nearest_of_type(node) -> int:
     return marked
 
 
-def _mark_nearest(filter_, rdf_type) -> int:
+def _mark_nearest(filter_: Algebra, rdf_type: URIRef) -> int:
     outer = _only_triple(filter_.p)
     if outer is None:
         return 0
@@ -258,7 +266,7 @@ def _mark_nearest(filter_, rdf_type) -> int:
         if walk is None or walk[0] != start or _transitive_step(walk[1]) != step:
             continue
         between = walk[2]
-        tests = [_exists_triple(c) for c in _conjuncts(inner.expr)]
+        tests: list[Any] = [_exists_triple(c) for c in _conjuncts(inner.expr)]  # triples once None is ruled out
         if len(tests) != 2 or None in tests or not isinstance(between, Variable) or between in (start, found):
             continue
         typed = [t for t in tests if t[0] == between and t[1] == rdf_type and t[2] in kinds]
@@ -271,7 +279,7 @@ def _mark_nearest(filter_, rdf_type) -> int:
     return 0
 
 
-def _replace_path(pattern, triple, path) -> None:
+def _replace_path(pattern: Algebra, triple: tuple, path: NearestPath) -> None:
     stack = [pattern]
     while stack:
         node = stack.pop()

@@ -14,8 +14,10 @@ import hashlib
 import logging
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
+from typing import TypeVar
 
 import pyoxigraph as ox
 import rdflib
@@ -27,6 +29,8 @@ from ..ground.namespaces import SH
 from .patches import speedups
 from .shapes import ShapesModel
 from .sparql import refuse_services
+
+_T = TypeVar("_T")
 
 
 class ToRdflib:
@@ -63,7 +67,7 @@ class ToRdflib:
         return key_from_rdflib(node)
 
 
-def _with_deep_stack(function, depth: int):
+def _with_deep_stack(function: Callable[[], _T], depth: int) -> _T:
     """Run function where recursion as deep as the graph is long cannot overflow.
 
     rdflib evaluates a property path such as prov:wasDerivedFrom+ by recursion, one level per
@@ -73,7 +77,7 @@ def _with_deep_stack(function, depth: int):
     outcome: dict = {}
     limit = max(sys.getrecursionlimit(), 4 * depth + 10_000)
 
-    def run():
+    def run() -> None:
         sys.setrecursionlimit(limit)
         try:
             outcome["value"] = function()
@@ -116,7 +120,7 @@ def _shapes_for(shapes: ShapesModel, codes: frozenset[str] | None) -> rdflib.Gra
 
 
 @contextmanager
-def _literal_casts_unlogged():
+def _literal_casts_unlogged() -> Iterator[None]:
     """rdflib logs every literal whose text does not fit its datatype, with a traceback, on
     standard error: the input's text, raw, where the exit contract allows one line. Such a
     literal is a finding of the rules (D002, D003), not a log line."""
@@ -140,7 +144,7 @@ def check(graph: TraceGraph, shapes: ShapesModel, codes: frozenset[str] | None =
     with _literal_casts_unlogged():
         for s, p, o in graph.triples():
             converter.add(s, p, o)
-    def validate():
+    def validate() -> tuple[bool, rdflib.Graph, str]:
         with speedups(), _literal_casts_unlogged():
             return pyshacl.validate(converter.graph, shacl_graph=_shapes_for(shapes, codes), advanced=True, inference="none",
                                     allow_warnings=True, allow_infos=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 import rdflib
@@ -29,6 +29,11 @@ from rdflib.collection import Collection
 from ..ground.errors import TgTraceError
 from ..ground.model import Severity
 from ..ground.namespaces import OWL, RDF, RDFS, SH, TGL
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from rdflib.term import Node
 
 _SH = rdflib.Namespace(SH)
 _TGL = rdflib.Namespace(TGL)
@@ -153,7 +158,7 @@ class Constraint:
 class SparqlConstraint:
     """An sh:sparql constraint: a SELECT query run with $this pre-bound."""
 
-    node: object
+    node: Node  # the constraint's node in the shapes graph
     select: str
     prefixes: dict[str, str]
     messages: list[str]
@@ -260,7 +265,7 @@ class Fault:
     def sparql(self) -> str:
         return UPDATE_PREFIXES + self.update.replace("$this", f"<{self.focus}>")
 
-    def apply(self, examples_dir) -> bytes:
+    def apply(self, examples_dir: str | PathLike[str]) -> bytes:
         """The example trace with the fault injected, as N-Quads."""
         store = ox.Store()
         store.load(path=str(PurePath(examples_dir) / self.trace), format=ox.RdfFormat.N_QUADS)
@@ -323,7 +328,7 @@ class Rule:
 class ShapesModel:
     """Every shape of a shapes graph, read once."""
 
-    def __init__(self, graph: rdflib.Graph):
+    def __init__(self, graph: rdflib.Graph) -> None:
         self.graph = graph
         self.components: dict[str, Component] = {}
         self.target_types: dict[str, TargetType] = {}
@@ -337,11 +342,11 @@ class ShapesModel:
 
     # ----------------------------------------------------------- declarations
 
-    def _text(self, node, predicate: str) -> str:
+    def _text(self, node: Node, predicate: str) -> str:
         value = self.graph.value(node, rdflib.URIRef(predicate))
         return str(value) if value is not None else ""
 
-    def prefixes(self, node) -> dict[str, str]:
+    def prefixes(self, node: Node) -> dict[str, str]:
         """sh:prefixes of a node: the sh:declare'd prefixes of the ontologies it names."""
         found: dict[str, str] = {}
         # SHACL 5.2.1: the declarations of the sh:prefixes values and of what they owl:imports, transitively.
@@ -355,7 +360,7 @@ class ShapesModel:
                     found[str(prefix)] = str(namespace)
         return found
 
-    def _validator(self, node) -> Validator | None:
+    def _validator(self, node: Node | None) -> Validator | None:
         if node is None:
             return None
         ask = self.graph.value(node, _SH.ask)
@@ -417,7 +422,7 @@ class ShapesModel:
 
     # ----------------------------------------------------------------- shapes
 
-    def name(self, node) -> str:
+    def name(self, node: Node) -> str:
         """A node as a person reads it in a message."""
         if isinstance(node, rdflib.URIRef):
             return self.graph.namespace_manager.normalizeUri(node)
@@ -435,7 +440,7 @@ class ShapesModel:
         """Shapes that select focus nodes themselves (with targets), active ones only."""
         return [s for s in self.shapes.values() if s.targets and not s.deactivated]
 
-    def shape(self, node) -> Shape:
+    def shape(self, node: Node) -> Shape:
         known = self.shapes.get(node)
         if known is not None:
             return known
@@ -446,7 +451,7 @@ class ShapesModel:
             shape.is_property = True
             shape.path = self.path(path)
         deactivated = g.value(node, _SH.deactivated)
-        shape.deactivated = deactivated is not None and deactivated.toPython() is True
+        shape.deactivated = deactivated is not None and deactivated.toPython() is True  # type: ignore[attr-defined]  # a Literal
         severity = g.value(node, _SH.severity)
         if severity is not None:
             shape.severity = str(severity)
@@ -466,7 +471,7 @@ class ShapesModel:
                 deactivated=flag is not None and flag.toPython() is True))  # type: ignore[attr-defined]  # a Literal
         return shape
 
-    def _targets(self, node) -> list[Target]:
+    def _targets(self, node: Node) -> list[Target]:
         g = self.graph
         targets = [Target("class", str(c)) for c in g.objects(node, _SH.targetClass)]
         targets += [Target("node", n) for n in g.objects(node, _SH.targetNode)]
@@ -486,7 +491,7 @@ class ShapesModel:
                                   f"{', '.join(sorted(kinds)) or '(none)'}, which no declared target type defines")
         return targets
 
-    def path(self, node) -> Path:
+    def path(self, node: Node) -> Path:
         g = self.graph
         if isinstance(node, rdflib.URIRef):
             return Path("pred", str(node), node)
@@ -501,7 +506,7 @@ class ShapesModel:
             return Path("alt", tuple(self.path(p) for p in Collection(g, alternatives)), node)
         raise ShapesError(f"unsupported property path {node}")
 
-    def _value(self, name: str, value):
+    def _value(self, name: str, value: Node) -> Shape | list[Shape] | list[Node] | Node:
         """A parameter value as the engines want it: lists unrolled, shapes read."""
         kind = SHAPE_PARAMETERS.get(name)
         if name in LIST_PARAMETERS:
@@ -511,7 +516,7 @@ class ShapesModel:
             return self.shape(value)
         return value
 
-    def _constraints(self, node, shape: Shape) -> None:
+    def _constraints(self, node: Node, shape: Shape) -> None:
         g = self.graph
         by_predicate: dict[str, list] = {}
         for predicate_term, value in g.predicate_objects(node):
@@ -612,11 +617,11 @@ class ShapesModel:
                               if c.component == SH + "InConstraintComponent" for v in c.params[SH + "in"]))
         return dict(sorted(found.items()))
 
-    def _fault(self, node) -> Fault:
+    def _fault(self, node: Node) -> Fault:
         return Fault(trace=self._text(node, TGL + "trace"), update=self._text(node, TGL + "update"),
                      focus=self._text(node, TGL + "focus"))
 
-    def code_of(self, node) -> str | None:
+    def code_of(self, node: Node | None) -> str | None:
         """The rule code a shape or SPARQL constraint node carries."""
         code = self.graph.value(node, _TGL.code)
         return str(code) if code is not None else None

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NoReturn
 
 import pyoxigraph as ox
 import rdflib
 
-from ..ground.graph import TraceGraph, from_rdflib, key, term
+from ..ground.graph import Node, TraceGraph, from_rdflib, key, term
 from ..ground.namespaces import SH
-from .shapes import ShapesError
+from .shapes import ShapesError, ShapesModel
 
 # The name $shapesGraph is bound to: the shapes graph is loaded as this named graph when a query uses it.
 SHAPES_GRAPH = "urn:x-tgtrace:shapes-graph"
@@ -69,7 +70,7 @@ class _Prepared:
     insert_at: int | None  # where in parts more variables to return go (after SELECT [DISTINCT])
 
 
-def _fail(what: str):
+def _fail(what: str) -> NoReturn:
     raise ShapesError(f"a SPARQL query {what}, which SHACL-SPARQL does not allow (SHACL 1.0, Appendix A)")
 
 
@@ -153,7 +154,7 @@ def _prepare(text: str, prebound: frozenset) -> _Prepared:
     return _Prepared(tuple(parts), frozenset(names), returns, insert_at)
 
 
-def refuse_services(model) -> None:
+def refuse_services(model: ShapesModel) -> None:
     """Raise ShapesError when any SPARQL text of the shapes (constraints, components' validators,
     targets) uses SERVICE, whichever engine runs and whether or not it runs that text: a rule
     must never fetch anything from the network, and pySHACL would run the query as written."""
@@ -166,7 +167,7 @@ def refuse_services(model) -> None:
                                   "(no rule may fetch anything from the network)")
 
 
-def _written(value) -> str | None:
+def _written(value: Node) -> str | None:
     """A key as SPARQL text, or None when query text cannot name it (blank nodes, triple terms)."""
     if type(value) is str:
         return f"<{value}>" if not value.startswith("_:") and _IRI.fullmatch(value) else None
@@ -178,7 +179,7 @@ def _written(value) -> str | None:
 class SparqlRunner:
     """Per-trace pyoxigraph stores over one graph, built when first asked for."""
 
-    def __init__(self, graph: TraceGraph, declared: set, shapes=None):
+    def __init__(self, graph: TraceGraph, declared: set, shapes: rdflib.Graph | None = None) -> None:
         self.graph = graph
         self.declared = declared  # subjects of the vocabulary added to the graph: in every store
         self.shapes = shapes  # the shapes graph (rdflib) for $shapesGraph; None leaves it unbound
@@ -186,7 +187,7 @@ class SparqlRunner:
         self._stores: dict = {}
         self._with_shapes: set = set()  # roots whose store holds the shapes graph
 
-    def _store(self, focus) -> ox.Store:
+    def _store(self, focus: Node) -> ox.Store:
         graph = self.graph
         if self._members is None:
             members = defaultdict(list)
@@ -204,14 +205,15 @@ class SparqlRunner:
                          if not isinstance(term(s), ox.Literal))
         return store
 
-    def _load_shapes(self, focus, store: ox.Store) -> None:
+    def _load_shapes(self, focus: Node, store: ox.Store) -> None:
         root = self.graph.root_of(focus)
         if root not in self._with_shapes:
             self._with_shapes.add(root)
             name = ox.NamedNode(SHAPES_GRAPH)
-            store.extend(ox.Quad(from_rdflib(s), from_rdflib(p), from_rdflib(o), name) for s, p, o in self.shapes)
+            store.extend(ox.Quad(from_rdflib(s), from_rdflib(p), from_rdflib(o), name)
+                         for s, p, o in self.shapes)  # type: ignore[union-attr]  # called with shapes only
 
-    def query(self, text: str, prefixes: dict, bindings: dict, focus: object,
+    def query(self, text: str, prefixes: dict[str, str], bindings: Mapping[str, Node | None], focus: Node,
               path_sparql: str | None = None) -> Any:
         prepared = _prepare(text, frozenset(bindings) | OPTIONAL_PREBOUND)
         store = self._store(focus)
@@ -238,7 +240,8 @@ class SparqlRunner:
         text = "".join(pieces)
         return store.query(text, prefixes=prefixes, substitutions=substitutions)
 
-    def select(self, text, prefixes, bindings, focus, path_sparql=None) -> list[dict]:
+    def select(self, text: str, prefixes: dict[str, str], bindings: Mapping[str, Node | None], focus: Node,
+               path_sparql: str | None = None) -> list[dict[str, Node]]:
         """Solutions as {variable name: key}."""
         solutions = self.query(text, prefixes, bindings, focus, path_sparql)
         names = [v.value for v in solutions.variables]
@@ -252,5 +255,6 @@ class SparqlRunner:
             found.append(row)
         return found
 
-    def ask(self, text, prefixes, bindings, focus, path_sparql=None) -> bool:
+    def ask(self, text: str, prefixes: dict[str, str], bindings: Mapping[str, Node | None], focus: Node,
+            path_sparql: str | None = None) -> bool:
         return bool(self.query(text, prefixes, bindings, focus, path_sparql))

@@ -6,11 +6,15 @@ import datetime
 import re
 from datetime import date
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 import rdflib
 
 from ..ground.namespaces import XSD
+
+if TYPE_CHECKING:
+    from ..ground.graph import Node
 
 _Literal = ox.Literal
 XSD_STRING = XSD + "string"
@@ -60,7 +64,7 @@ def _day(year: str, month: str, day: str) -> int | None:
         return None
 
 
-def order_key(value) -> tuple | None:
+def order_key(value: Node) -> tuple | None:
     """(group, key): literals of one group are ordered by their keys; None when "<" is undefined."""
     if type(value) is not _Literal or value.language:
         return None
@@ -104,7 +108,7 @@ def order_key(value) -> tuple | None:
     return None
 
 
-def compare(a, b) -> int | None:
+def compare(a: Node, b: Node) -> int | None:
     """-1, 0 or 1 by SPARQL's ordering of a and b, or None when they are not comparable."""
     left, right = order_key(a), order_key(b)
     if left is None or right is None or left[0] != right[0]:

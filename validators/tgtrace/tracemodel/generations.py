@@ -177,7 +177,7 @@ _LITERAL_SIGNALS = tuple((p, f"literal {p[len(TG):]} on the entity") for p in _L
 _TYPED_SELECTION, _UNTYPED_SELECTION = "a typed tg:EdgeSelection", "an untyped edge selection"
 
 
-def _note_values(graph: TraceGraph, node, props: Mapping, noted: dict) -> None:
+def _note_values(graph: TraceGraph, node: Node, props: Mapping, noted: dict) -> None:
     """Add to ``noted`` what a node shows by its values: literals where entities belong, how its
     edge selections are written (each shown by the selection)."""
     for predicate, what in _LITERAL_SIGNALS:

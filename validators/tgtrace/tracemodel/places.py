@@ -100,7 +100,7 @@ class TraceLayout:
     places: dict = field(default_factory=dict)  # node -> Place
 
 
-def step_kind(graph: TraceGraph, node) -> str:
+def step_kind(graph: TraceGraph, node: Node) -> str:
     """What kind of step an entity is, as its place names it: its tg: class less the mixins (any
     Question is a Question, its subclass naming its pattern), else its other class, else "entity"."""
     kinds = [k for k in graph.types_of(node) if type(k) is str]
@@ -177,14 +177,14 @@ class ChainWalk:
                 self.generated.setdefault(source, []).append(node)
         self.assigned: set = set()
 
-    def owned(self, node) -> list:
+    def owned(self, node: Node) -> list:
         """The sub-entities a node owns: values of an owning link that are entities and derive from
         nothing but their owner (a chunk an Exploration lists is the extraction's, not its own)."""
         graph = self.graph
         return [v for v in graph.owned(node)
                 if v in graph.out and all(p == node for p in graph.values(v, DERIVED))]
 
-    def next_nodes(self, node) -> list:
+    def next_nodes(self, node: Node) -> list:
         """What the chain goes on to from a node: what derives from it or it generated, and what
         derives from its sub-entities (a rule says nothing should; it is still reached)."""
         graph = self.graph
@@ -194,7 +194,7 @@ class ChainWalk:
             found.extend(graph.children(detail))
         return [n for n in found if n not in owned and n != node]
 
-    def reach(self, start: Iterable, root, sub: bool, nested: list, exits: list) -> Iterator:
+    def reach(self, start: Iterable, root: Node, sub: bool, nested: list, exits: list) -> Iterator:
         """Claim for the trace of ``root`` what is reached from ``start`` and no trace has claimed,
         yielding each step as it is claimed; Questions met are sub-traces (added to ``nested``); in
         a sub-trace (``sub``), what derives from its answer is its caller's (added to ``exits``)."""
@@ -235,7 +235,7 @@ class _PlaceWalk(ChainWalk):
             found.append(layout)
         return found
 
-    def collect(self, root, sub: bool) -> tuple[_Scope, list]:
+    def collect(self, root: Node, sub: bool) -> tuple[_Scope, list]:
         """The scope rooted at ``root`` and, for a sub-trace, what its caller's chain goes on from."""
         scope = _Scope(root)
         nested: list = []

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-from ..ground.graph import TraceGraph, is_iri
+from ..ground.graph import Node, TraceGraph, is_iri
 from ..ground.namespaces import RDF, TG
 from .traces import is_root_question
 
@@ -59,7 +59,7 @@ _SELECTED_EDGE = TG + "selectedEdge"
 _RDF_TYPE = RDF + "type"
 
 
-def _wire_text(node):
+def _wire_text(node: Node) -> str | None:
     """What extract_term_value makes of a term: an IRI's text, a literal's value, a triple as a
     dict (here None), a blank node as its dict's repr (never a type or a fetchable IRI)."""
     if type(node) is str:
@@ -69,14 +69,14 @@ def _wire_text(node):
     return None
 
 
-def _wire_order(node) -> str:
+def _wire_order(node: Node) -> str:
     """A term's N-Triples text: the order the limits and first matches are taken in."""
     if type(node) is str:
         return "<" + node + ">" if is_iri(node) else node
     return str(node)
 
 
-def _queryable(text) -> bool:
+def _queryable(text: object) -> bool:
     """build_term sends these as IRIs; any other string becomes a literal and matches no subject."""
     return type(text) is str and bool(text) and text.startswith(("http://", "https://", "urn:"))
 
@@ -84,12 +84,12 @@ def _queryable(text) -> bool:
 class _Reader:
     """ExplainabilityClient's walk over one graph."""
 
-    def __init__(self, graph: TraceGraph):
+    def __init__(self, graph: TraceGraph) -> None:
         self.graph = graph
         self._fetched: dict = {}
         self._children: dict = {}
 
-    def triples(self, node) -> list:
+    def triples(self, node: Node) -> list:
         """fetch_entity's triples_query(s=node, limit=100): (predicate, object) pairs."""
         props = self.graph.out.get(node)
         if not props:
@@ -99,7 +99,7 @@ class _Reader:
             pairs = sorted(pairs, key=lambda po: ("<" + po[0] + ">", _wire_order(po[1])))[:100]
         return pairs
 
-    def fetch(self, text):
+    def fetch(self, text: Node) -> tuple | None:
         """(kind, question type, triples) of fetch_entity(text), or None."""
         if text in self._fetched:
             return self._fetched[text]
@@ -120,18 +120,18 @@ class _Reader:
         self._fetched[text] = found
         return found
 
-    def kind(self, text):
+    def kind(self, text: Node) -> str | None:
         fetched = self.fetch(text)
         return fetched[0] if fetched is not None else None
 
-    def derived(self, text, limit: int) -> list:
+    def derived(self, text: Node, limit: int) -> list:
         """triples_query(p=prov:wasDerivedFrom, o=text, limit=limit): the subjects' wire texts."""
         children = self._children.get(text)
         if children is None:
             children = self._children[text] = sorted(self.graph.children(text), key=_wire_order)
         return [_wire_text(c) for c in children[:limit]]
 
-    def first(self, text, kind: str):
+    def first(self, text: Node, kind: str) -> str | None:
         """The first of the first 10 entities deriving from text that is of kind, as the RAG
         traces pick each step (break after the first match)."""
         for child in self.derived(text, 10):
@@ -154,7 +154,7 @@ class _Reader:
                 return "graphrag"
         return "graphrag"
 
-    def rag_trace(self, question, graphrag: bool) -> tuple[list, object]:
+    def rag_trace(self, question: Node, graphrag: bool) -> tuple[list, object]:
         """(entities returned, the Synthesis or None) of fetch_graphrag_trace / fetch_docrag_trace."""
         if self.kind(question) != "question":
             return [], None
@@ -166,7 +166,8 @@ class _Reader:
             focus = self.first(exploration, "focus")
             if focus:
                 found.append(focus)
-                for p, o in self.fetch(focus)[2]:  # fetch_focus_with_edges
+                # fetch_focus_with_edges (the Focus was fetched: never None)
+                for p, o in self.fetch(focus)[2]:  # type: ignore[index]
                     edge = _wire_text(o)
                     if p == _SELECTED_EDGE and isinstance(edge, str) and _queryable(edge) and self.triples(edge):
                         found.append(edge)
@@ -177,7 +178,7 @@ class _Reader:
             found.append(synthesis)
         return found, synthesis
 
-    def agent_trace(self, root) -> set:
+    def agent_trace(self, root: Node) -> set:
         if self.kind(root) != "question":
             return set()
         found = {root}
@@ -208,11 +209,11 @@ class _Reader:
                     queue.append(follow)
         return found
 
-    def read(self, root) -> set:
+    def read(self, root: Node) -> set:
         """The entities the reader returns for the session root (as tg-show-explain-trace reads it)."""
         if not is_iri(root):
             return set()
-        session = self.session_type(root)
+        session = self.session_type(root)  # type: ignore[arg-type]  # an IRI: a str
         if session == "agent":
             return self.agent_trace(root)
         return set(self.rag_trace(root, session == "graphrag")[0])
@@ -220,7 +221,7 @@ class _Reader:
 
 def reader_reached(graph: TraceGraph) -> set:
     """Every entity TrustGraph 2.11.1's reader returns, reading each root Question's trace."""
-    def compute(graph):
+    def compute(graph: TraceGraph) -> set:
         reader = _Reader(graph)
         found: set = set()
         for root in graph.roots():
@@ -232,7 +233,7 @@ def reader_reached(graph: TraceGraph) -> set:
 
 def reader_missed(graph: TraceGraph) -> set:
     """The entities of root Questions' traces (IRIs with triples of their own) the reader does not reach."""
-    def compute(graph):
+    def compute(graph: TraceGraph) -> set:
         reached = reader_reached(graph)
         return {node for node in graph.out
                 if is_iri(node) and node not in reached and (root := graph.root_of(node)) is not None

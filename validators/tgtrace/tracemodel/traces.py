@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from ..ground.graph import DERIVED, GENERATED, TraceGraph, TraceModel
+from ..ground.graph import DERIVED, GENERATED, Node, TraceGraph, TraceModel
 from ..ground.namespaces import PROV, TG
 
 QUESTION = TG + "Question"
@@ -69,7 +70,7 @@ _PATTERN_STEPS = (("plan-then-execute", frozenset({"Plan", "StepResult"})),
                   ("supervisor", frozenset({"Decomposition", "Finding"})))
 
 
-def agent_pattern(decided: str | None, kinds) -> str:
+def agent_pattern(decided: str | None, kinds: Iterable[str]) -> str:
     """The pattern an agent's trace follows: the one its PatternDecision names (when it is one of
     the three), else the one whose own steps it holds (``kinds``: the local names of its steps'
     classes); react when it holds neither a Plan's nor a Decomposition's."""
@@ -96,7 +97,7 @@ def trace_roots(graph: TraceGraph) -> list:
 _SESSION = re.compile(r"urn:trustgraph:(?:[a-z-]+:)*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 
 
-def session_of(iri) -> str | None:
+def session_of(iri: object) -> str | None:
     """The session a query-time entity was written in, read from its IRI: TrustGraph names every
     entity of one query or agent session ``urn:trustgraph:…`` with the session's UUID in it (the
     Question, each step, its Thought and selections), so an entity whose link to its trace is lost
@@ -107,7 +108,7 @@ def session_of(iri) -> str | None:
     return found.group(1) if found else None
 
 
-def is_root_question(graph: TraceGraph, node) -> bool:
+def is_root_question(graph: TraceGraph, node: Node) -> bool:
     """A Question that derives from no Question, itself included (through a cycle), as the SPARQL says."""
     return node in graph.heads and not graph.has_head_above(node)
 
@@ -117,11 +118,11 @@ _TERMINAL_KINDS = frozenset((_CONCLUSION, _SYNTHESIS))
 _AGENT_STEPS = (TG + "StepResult", TG + "Finding")
 
 
-def _agent_synthesis(graph: TraceGraph, node) -> bool:
+def _agent_synthesis(graph: TraceGraph, node: Node) -> bool:
     return any(s in graph.types_of(v) for v in graph.values(node, DERIVED) for s in _AGENT_STEPS)
 
 
-def terminal_answers(graph: TraceGraph, root) -> set:
+def terminal_answers(graph: TraceGraph, root: Node) -> set:
     """The answers of the root's own kind that nothing derives from (found once per root)."""
     memo: dict = graph.fact("terminal answers", lambda graph: {})
     found = memo.get(root)
@@ -130,7 +131,7 @@ def terminal_answers(graph: TraceGraph, root) -> set:
     return found
 
 
-def _find_terminal_answers(graph: TraceGraph, root) -> set:
+def _find_terminal_answers(graph: TraceGraph, root: Node) -> set:
     agent = _AGENT_QUESTION in graph.types_of(root)
     types = graph.types
     found = set()
@@ -150,14 +151,14 @@ def _find_terminal_answers(graph: TraceGraph, root) -> set:
     return found
 
 
-def _sub_agent_answer(graph: TraceGraph, node, root) -> bool:
+def _sub_agent_answer(graph: TraceGraph, node: Node, root: Node) -> bool:
     """A Conclusion below another agent Question than the root: a supervisor's sub-agent answered
     it. (TrustGraph 2.11.1 derives a Finding from it, or, when it does not know the Conclusion,
     from the Decomposition: then nothing derives from it, and it is still not the trace's answer.)"""
     return any(a != root and _AGENT_QUESTION in graph.types_of(a) for a in graph.ancestors(node))
 
 
-def answer_pattern(graph: TraceGraph, node) -> str | None:
+def answer_pattern(graph: TraceGraph, node: Node) -> str | None:
     kinds = graph.types_of(node)
     if TG + "Conclusion" in kinds:
         return "react"
@@ -178,18 +179,18 @@ _STEP_RESULT, _PLAN, _FINDING, _DECOMPOSITION = TG + "StepResult", TG + "Plan", 
 _PLAN_STEP, _SUBAGENT_GOAL = TG + "planStep", TG + "subagentGoal"
 
 
-def text_of(node) -> str | None:
+def text_of(node: Node) -> str | None:
     """SPARQL's STR(): a literal's text, an IRI's; None where STR() is an error (blank nodes, triple terms)."""
     if type(node) is str:
         return None if node.startswith("_:") else node
     return node.value if type(node) is ox.Literal else None
 
 
-def _texts(graph: TraceGraph, node, predicate: str) -> set:
+def _texts(graph: TraceGraph, node: Node, predicate: str) -> set:
     return {t for t in map(text_of, graph.values(node, predicate)) if t is not None}
 
 
-def plan_unfinished(graph: TraceGraph, synthesis) -> bool:
+def plan_unfinished(graph: TraceGraph, synthesis: Node) -> bool:
     """Whether a step of the Plan behind a Synthesis (the Plan of a StepResult it derives from) has
     no StepResult carrying its goal: what plan-complete denies."""
     for step in graph.values(synthesis, DERIVED):
@@ -207,7 +208,7 @@ def plan_unfinished(graph: TraceGraph, synthesis) -> bool:
     return False
 
 
-def goals_unanswered(graph: TraceGraph, synthesis) -> bool:
+def goals_unanswered(graph: TraceGraph, synthesis: Node) -> bool:
     """Whether a goal of a Decomposition behind a Synthesis has no Finding the Synthesis derives
     from: what subagents-complete denies. A Finding's Decomposition is the one it derives from, or
     the one a sub-agent whose answer it derives from hangs from, and names the Finding's goal."""
@@ -270,7 +271,7 @@ def _leaves(graph: TraceGraph) -> set:
     return found
 
 
-def stops_short(graph: TraceGraph, node) -> bool:
+def stops_short(graph: TraceGraph, node: Node) -> bool:
     """Whether a leaf is a step the chain should have continued from: a root Question of its trace
     reaches a terminal answer, and the nearest Questions above it include the root, a sub-agent's
     Question (a supervisor answers only once every sub-agent has) or a sub-trace's Question that
@@ -287,7 +288,7 @@ def stops_short(graph: TraceGraph, node) -> bool:
     return any(_rejoined(graph, q) for q in questions if q not in covered)
 
 
-def _rejoined(graph: TraceGraph, question) -> bool:
+def _rejoined(graph: TraceGraph, question: Node) -> bool:
     memo: dict = graph.fact("rejoined questions", lambda graph: {})
     found = memo.get(question)
     if found is None:
@@ -299,7 +300,7 @@ def _rejoined(graph: TraceGraph, question) -> bool:
     return found
 
 
-def loop_never_ran(graph: TraceGraph, answer) -> bool:
+def loop_never_ran(graph: TraceGraph, answer: Node) -> bool:
     """Whether an answer derives straight from a Question or a PatternDecision: no iteration ran,
     so none can have been the last one allowed (what max-iterations claims)."""
     return any(not graph.types_of(start).isdisjoint(_LOOP_STARTS) for start in graph.values(answer, DERIVED))

@@ -31,11 +31,11 @@ _CHECKED_KINDS = {OWL + "Class", OWL + "ObjectProperty", OWL + "DatatypeProperty
 MIXIN_FOR = TG + "mixinFor"
 
 
-def _graph(graph):
+def _graph(graph: rdflib.Graph | None) -> rdflib.Graph:
     return ontology_graph() if graph is None else graph
 
 
-def declared_terms(graph=None) -> dict[str, str]:
+def declared_terms(graph: rdflib.Graph | None = None) -> dict[str, str]:
     """Every tg: term the ontology declares, mapped to its kind (class, object property, ...)."""
     graph = _graph(graph)
     terms: dict[str, str] = {}
@@ -46,11 +46,11 @@ def declared_terms(graph=None) -> dict[str, str]:
     return dict(sorted(terms.items()))
 
 
-def deprecated_terms(graph=None) -> frozenset[str]:
+def deprecated_terms(graph: rdflib.Graph | None = None) -> frozenset[str]:
     """The tg: terms marked owl:deprecated true."""
     graph = _graph(graph)
     return frozenset(str(term) for term, flag in graph.subject_objects(rdflib.OWL.deprecated)
-                     if str(term).startswith(TG) and flag.toPython() is True)
+                     if str(term).startswith(TG) and flag.toPython() is True)  # type: ignore[attr-defined]
 
 
 @cache
@@ -86,14 +86,14 @@ def declarations_graph() -> rdflib.Graph:
 
 # ------------------------------------------------------------- enumerations
 
-def _notations(graph, cls: str) -> dict:
+def _notations(graph: rdflib.Graph, cls: str) -> dict:
     notation = rdflib.URIRef(SKOS + "notation")
     return {str(node): str(graph.value(node, notation))
             for node in graph.subjects(rdflib.RDF.type, rdflib.URIRef(cls))
             if graph.value(node, notation) is not None}
 
 
-def mixin_classes(graph=None) -> dict[str, frozenset[str]]:
+def mixin_classes(graph: rdflib.Graph | None = None) -> dict[str, frozenset[str]]:
     """Each mixin class -> the main classes whose instances the emitter also types with it
     (tg:mixinFor)."""
     found: dict[str, set[str]] = {}
@@ -103,19 +103,19 @@ def mixin_classes(graph=None) -> dict[str, frozenset[str]]:
 
 
 @cache
-def termination_reasons(graph=None) -> frozenset[str]:
+def termination_reasons(graph: rdflib.Graph | None = None) -> frozenset[str]:
     """Every value tg:terminationReason may take, as emitted."""
     return frozenset(_notations(_graph(graph), TG + "TerminationReason").values())
 
 
 @cache
-def execution_patterns(graph=None) -> frozenset[str]:
+def execution_patterns(graph: rdflib.Graph | None = None) -> frozenset[str]:
     """Every value tg:pattern may take, as emitted."""
     return frozenset(_notations(_graph(graph), TG + "ExecutionPattern").values())
 
 
 @cache
-def permitted_reasons(graph=None) -> dict[str, frozenset[str]]:
+def permitted_reasons(graph: rdflib.Graph | None = None) -> dict[str, frozenset[str]]:
     """Pattern notation -> the termination reasons it may end with (tg:permitsTerminationReason)."""
     graph = _graph(graph)
     reasons = _notations(graph, TG + "TerminationReason")

@@ -20,13 +20,14 @@ structure snapshot as TriG.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeVar
 from urllib.parse import quote
 
 import pyoxigraph as ox
 
-from ..ground.graph import RDF_TYPE, TraceGraph, key
+from ..ground.graph import RDF_TYPE, Node, TraceGraph, key
 from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT, Input, InputError, load
 from ..tracemodel.places import Place, trace_layouts
 from ..tracemodel.traces import CONTRACT_VALUES, MIXINS, QUERY, TRUSTGRAPH
@@ -35,6 +36,8 @@ from ..tracemodel.traces import CONTRACT_VALUES, MIXINS, QUERY, TRUSTGRAPH
 # of the trace is written as SNAPSHOT + "iri", a literal that is no contract value as PLACEHOLDER.
 SNAPSHOT = "urn:tg-trace:snapshot:"
 PLACEHOLDER = "…"
+
+_Shared = TypeVar("_Shared", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -146,12 +149,12 @@ def structures_of(graph: TraceGraph, graph_names: dict, source: str,
     return found
 
 
-def _one(shared: dict, thing):
+def _one(shared: dict, thing: _Shared) -> _Shared:
     """The one object equal to ``thing`` that ``shared`` holds (``thing`` itself the first time)."""
     return shared.setdefault(thing, thing)
 
 
-def _describe(value, predicate: str, places: dict, shared: dict) -> Value:
+def _describe(value: Node, predicate: str, places: dict, shared: dict) -> Value:
     if type(value) is str:
         place = places.get(value)
         if place is None:
@@ -166,10 +169,10 @@ def _describe(value, predicate: str, places: dict, shared: dict) -> Value:
         if found is None:
             found = shared[key] = Value("literal", *key)
         return found
-    return _one(shared, _term_kind(value))
+    return _one(shared, _term_kind(value))  # type: ignore[arg-type]  # a triple term: str is handled above
 
 
-def _term_kind(term) -> Value:
+def _term_kind(term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple) -> Value:
     """A term inside a triple term, by its kind alone."""
     if isinstance(term, ox.NamedNode):
         return _IRI
@@ -196,7 +199,7 @@ def _with_graph_names(item: Input, graph_names: dict) -> Iterator[ox.Quad]:
         yield quad
 
 
-def read(source, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
+def read(source: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
          stdin_timeout: float = STDIN_TIMEOUT, shared: dict | None = None) -> list[TraceStructure]:
     """The traces of one input (a path, a directory, "-", a file object, triples: anything
     ``tg-trace lint`` reads), as structures. An input that holds no trace is an InputError.
@@ -308,7 +311,7 @@ def compare(old: list[TraceStructure], new: list[TraceStructure], old_name: str 
     return result
 
 
-def compare_inputs(old, new, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
+def compare_inputs(old: object, new: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
                    stdin_timeout: float = STDIN_TIMEOUT) -> StructureDiff:
     """Read two inputs (anything ``read`` takes) and compare their traces."""
     if str(old) == "-" and str(new) == "-":
@@ -319,7 +322,7 @@ def compare_inputs(old, new, input_format: str | None = None, stdin_limit: int =
     return compare(before, after, _name(old), _name(new))
 
 
-def _name(source) -> str:
+def _name(source: object) -> str:
     """An input as the diff names it (as the loaders name it where it is no file)."""
     if isinstance(source, (str, os.PathLike)):
         return "<stdin>" if str(source) == "-" else str(source)
@@ -327,7 +330,8 @@ def _name(source) -> str:
     return name if isinstance(name, str) else "<objects>"
 
 
-def _pair(old: list[TraceStructure], new: list[TraceStructure]):
+def _pair(old: list[TraceStructure], new: list[TraceStructure]) -> tuple[
+        list[tuple[TraceStructure, TraceStructure]], list[TraceStructure], list[TraceStructure]]:
     """Pairs of traces, most alike first: the same pattern and question and the same structure;
     the same pattern and question; the same pattern and structure; the same pattern, by position.
     An input of one trace against another is that trace, whatever its pattern became."""
@@ -397,7 +401,7 @@ def entity_changes(old: Entity, new: Entity) -> tuple[Change, ...]:
     return tuple(changes)
 
 
-def _sorted(values) -> tuple[Value, ...]:
+def _sorted(values: Iterable[Value]) -> tuple[Value, ...]:
     return tuple(sorted(values, key=Value.sort_key))
 
 
@@ -455,7 +459,8 @@ def _segment(part: tuple[str, int | None]) -> str:
     return encoded if number is None else f"{encoded}.{number}"
 
 
-def _term(value: Value, names: dict, question: str | None = None):
+def _term(value: Value, names: dict,
+          question: str | None = None) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
     if value.kind == "link":
         return names[value.place]
     if value.kind == "literal":
@@ -465,5 +470,5 @@ def _term(value: Value, names: dict, question: str | None = None):
         return ox.Literal(text, datatype=ox.NamedNode(value.datatype))
     if value.kind == "triple":
         subject, predicate, object_ = (_term(t, names) for t in value.terms)
-        return ox.Triple(subject, predicate, object_)
+        return ox.Triple(subject, predicate, object_)  # type: ignore[arg-type]  # as the terms were read
     return ox.BlankNode() if value.kind == "blank" else ox.NamedNode(SNAPSHOT + "iri")

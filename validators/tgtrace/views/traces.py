@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from ..ground import graph as tg
-from ..ground.graph import DERIVED, GENERATED, TraceGraph
-from ..ground.model import Finding
+from ..ground.graph import DERIVED, GENERATED, Node, TraceGraph
+from ..ground.model import Finding, Report
 from ..ground.namespaces import PROV, RDF_TYPE, RDFS, TG
 from ..inputs.loaders import InputError, load
 from ..run.lint import DEFAULTS, capture_graph, check_graph, silenced
@@ -45,14 +46,14 @@ _NOT_KINDS = MIXINS | {QUESTION, PROV + "Entity", PROV + "Activity"}
 local = local_name
 
 
-def _int(value) -> int | None:
+def _int(value: object) -> int | None:
     try:
         return int(tg.name(value))
     except (TypeError, ValueError):
         return None
 
 
-def _float(value) -> float | None:
+def _float(value: object) -> float | None:
     try:
         return float(tg.name(value))
     except (TypeError, ValueError):
@@ -223,7 +224,7 @@ class TraceRow:
     def __init__(self, data: dict) -> None:
         self.data = data
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:  # a field of the summary, as it was sent
         if name.startswith("_"):  # copy and pickle probe before data is set
             raise AttributeError(name)
         try:
@@ -244,7 +245,7 @@ class TraceRow:
 _ROW_NAMES = {"step_count": "steps"}
 
 
-def capture_order(row) -> tuple:
+def capture_order(row: TraceView | TraceRow) -> tuple:
     """The order of a capture's rows however its traces were grouped: as one graph lists them,
     traces by root, then extraction traces by Document."""
     return row.pattern == "extraction", row.trace
@@ -255,7 +256,7 @@ def capture_order(row) -> tuple:
 # ---------------------------------------------------------------------------
 
 class _Builder:
-    def __init__(self, graph: TraceGraph, findings: Iterable[Finding]):
+    def __init__(self, graph: TraceGraph, findings: Iterable[Finding]) -> None:
         self.graph = graph
         self.models = infer(graph)
         self.by_focus: dict[str, list[Finding]] = {}
@@ -269,15 +270,15 @@ class _Builder:
         self.home: dict = {}
         self.built: dict = {}
 
-    def value(self, node, predicate: str):
+    def value(self, node: Node, predicate: str) -> Node | None:
         values = self.graph.values(node, predicate)
         return values[0] if values else None
 
-    def text(self, node, predicate: str) -> str | None:
+    def text(self, node: Node, predicate: str) -> str | None:
         value = self.value(node, predicate)
         return tg.name(value) if value is not None else None
 
-    def kind(self, node) -> tuple[str, list[str]]:
+    def kind(self, node: Node) -> tuple[str, list[str]]:
         types = sorted(t for t in self.graph.types_of(node) if isinstance(t, str) and t.startswith(TG))
         kinds = [t for t in types if t not in _NOT_KINDS]
         # Question subclasses name the step better than tg:Question.
@@ -285,10 +286,10 @@ class _Builder:
                                        (types[0] if types else PROV + "Entity"))
         return local(main), [local(t) for t in types]
 
-    def next_nodes(self, node) -> list:
+    def next_nodes(self, node: Node) -> list:
         return self.chain.next_nodes(node)
 
-    def trace(self, root, file: str | None, model: str | None, parent_step=None,
+    def trace(self, root: Node, file: str | None, model: str | None, parent_step: Node | None = None,
               sub: bool = False) -> tuple[TraceView, list]:
         """The view of the trace rooted at ``root`` and, for a sub-trace, the nodes its caller
         continues from (what derives from its answer)."""
@@ -320,14 +321,15 @@ class _Builder:
             view.pattern = agent_pattern(decided, (s.kind for s in view.steps))
         return view, exits
 
-    def walk(self, start: list, root, sub: bool, steps: dict, nested: list, exits: list) -> None:
+    def walk(self, start: list, root: Node, sub: bool, steps: dict, nested: list, exits: list) -> None:
         """Add to ``steps`` what is reached from ``start`` in this trace; Questions met are
         sub-traces (``nested``); in a sub-trace, what derives from its answer is its caller's (``exits``)."""
         for node in self.chain.reach(start, root, sub, nested, exits):
             self.home[node] = root
             steps[node] = self.step(node)
 
-    def attach_lost(self, file: str | None, model_of, aside: set | frozenset = frozenset()) -> list[TraceView]:
+    def attach_lost(self, file: str | None, model_of: Callable[[Node], str | None],
+                    aside: set | frozenset = frozenset()) -> list[TraceView]:
         """Place what no trace reached: each entity of a tg: class that no link of the trace model
         leads to from a root (its own link was lost), with what follows it, among the steps of the
         trace it belongs to, marked :attr:`Step.orphan`. Its trace is the one its IRI names (the
@@ -369,7 +371,7 @@ class _Builder:
             view.steps = self.order(home, steps)
         return alone
 
-    def placed(self, node) -> bool:
+    def placed(self, node: Node) -> bool:
         """Whether ``node`` is in a view: a step, or a detail (a Thought, a selection) of one."""
         return node in self.assigned or any(owner in self.assigned for owner in self.graph.owners.get(node, ()))
 
@@ -386,7 +388,7 @@ class _Builder:
         position = graph.first_statement
         return sorted((n for n in untyped if n not in referred), key=lambda n: (position.get(n, 0), n))
 
-    def lost_head(self, node):
+    def lost_head(self, node: Node) -> Node:
         """The first of a lost run of steps: climbing what it derives from or hangs under while
         that, too, is lost."""
         seen = {node}
@@ -398,7 +400,7 @@ class _Builder:
             seen.add(above)
             node = above
 
-    def linked_home(self, head):
+    def linked_home(self, head: Node) -> Node | None:
         """The root of the view that holds the nearest placed node the lost ``head`` is linked to
         by any statement (rdf:type aside), either way; None when none is."""
         linked = self.graph.fact("statements either way", _linked)
@@ -412,14 +414,14 @@ class _Builder:
                     queue.append(other)
         return None
 
-    def order(self, root, steps: dict) -> list[Step]:
+    def order(self, root: Node, steps: dict) -> list[Step]:
         """Each step after those it derives from, ties in the order they were written."""
         return [steps[node] for node in chain_order(self.graph, steps)]
 
-    def step_parents(self, node) -> list:
+    def step_parents(self, node: Node) -> list:
         return [parent for link in CHAIN for parent in self.graph.values(node, link)]
 
-    def step(self, node) -> Step:
+    def step(self, node: Node) -> Step:
         graph = self.graph
         kind, types = self.kind(node)
         text = lambda p: self.text(node, TG + p)  # noqa: E731
@@ -498,7 +500,7 @@ def _linked(graph: TraceGraph) -> dict:
 
 
 def views_of(graph: TraceGraph, findings: Iterable[Finding], file: str | None = None,
-             only=None, aside: set | frozenset = frozenset()) -> list[TraceView]:
+             only: Callable[[str], bool] | None = None, aside: set | frozenset = frozenset()) -> list[TraceView]:
     """One view per top-level trace of the graph (sub-traces nested), in order of start.
 
     ``only``: a predicate on the root's IRI; other traces are built (a step that two traces
@@ -592,7 +594,8 @@ def merged_listing(rows: Iterable[dict], files: list[str]) -> Listing:
     return Listing(sorted(traces, key=capture_order), files, dict(outside))
 
 
-def build(*sources, settings: Settings = DEFAULTS, only=None) -> list[TraceView]:
+def build(*sources: object, settings: Settings = DEFAULTS,
+          only: Callable[[str], bool] | None = None) -> list[TraceView]:
     """Views of every trace the sources hold, with the findings the settings' rules report.
 
     With ``only`` (a predicate on a root's IRI) the rules run on the chosen traces' part of each
@@ -600,7 +603,7 @@ def build(*sources, settings: Settings = DEFAULTS, only=None) -> list[TraceView]
     return explore(*sources, settings=settings, only=only).rows
 
 
-def explore(*sources, settings: Settings = DEFAULTS, only=None) -> Listing:
+def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str], bool] | None = None) -> Listing:
     """:func:`build`'s views with the names of the files read."""
     if settings.one_capture:
         return explore_capture(*sources, settings=settings, only=only)
@@ -625,7 +628,7 @@ def explore(*sources, settings: Settings = DEFAULTS, only=None) -> Listing:
     return Listing(views, list(files), dict(outside))
 
 
-def views_of_report(report) -> list[TraceView]:
+def views_of_report(report: Report) -> list[TraceView]:
     """Views of a lint run's traces with its findings, read again from the files (not linted
     again); input that was no file (standard input, objects) has none."""
     views: list[TraceView] = []
@@ -644,7 +647,7 @@ def views_of_report(report) -> list[TraceView]:
     return views
 
 
-def capture_views(graph: TraceGraph, findings: Iterable[Finding], only=None,
+def capture_views(graph: TraceGraph, findings: Iterable[Finding], only: Callable[[str], bool] | None = None,
                   aside: set | frozenset = frozenset()) -> list[TraceView]:
     """Views of a graph that holds parts of one capture, each named by the part that holds its
     root (as the lint report names a trace's file), in :func:`capture_order`."""
@@ -657,7 +660,8 @@ def capture_views(graph: TraceGraph, findings: Iterable[Finding], only=None,
     return sorted(views, key=capture_order)
 
 
-def explore_capture(*sources, settings: Settings = DEFAULTS, only=None) -> Listing:
+def explore_capture(*sources: object, settings: Settings = DEFAULTS,
+                    only: Callable[[str], bool] | None = None) -> Listing:
     """Views of the traces of one capture cut into the parts ``sources``: a trace cut across
     parts is one view, linted whole."""
     items = [item for source in sources
@@ -672,13 +676,13 @@ def explore_capture(*sources, settings: Settings = DEFAULTS, only=None) -> Listi
     return Listing(views, files, unplaced(findings, views) if only is None else {})
 
 
-def listing(*sources, settings: Settings = DEFAULTS) -> Listing:
+def listing(*sources: object, settings: Settings = DEFAULTS) -> Listing:
     """The rows `tg-trace list` shows of the traces the sources hold, in one process, and the files read."""
     explored = explore(*sources, settings=settings)
     return Listing([TraceRow(view.summary()) for view in explored.rows], explored.files, explored.outside)
 
 
-def matches(view_or_iri, wanted: str) -> bool:
+def matches(view_or_iri: TraceView | TraceRow | str, wanted: str) -> bool:
     """A trace's root is named by its IRI, a prefix of it, or the UUID (or a prefix) in it."""
     iri = view_or_iri if isinstance(view_or_iri, str) else view_or_iri.trace
     if iri == wanted or iri.startswith(wanted):

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..component import component, param
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ...ground.graph import Node
+    from ..component import Context, Params, Results
+    from ..shapes import Shape
 
 
 @component("MinCountConstraintComponent", "minCount", value_only=True,
            compiled=lambda params, compiler: f"len(values) >= {int(param(params, 'minCount'))}")
-def _min_count(ctx, shape, focus, values, params):
+def _min_count(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
     if len(values) < int(param(params, "minCount")):
         yield None, None
 
 
 @component("MaxCountConstraintComponent", "maxCount", value_only=True,
            compiled=lambda params, compiler: f"len(values) <= {int(param(params, 'maxCount'))}")
-def _max_count(ctx, shape, focus, values, params):
+def _max_count(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
     if len(values) > int(param(params, "maxCount")):
         yield None, None

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..component import param, per_value
 
+if TYPE_CHECKING:
+    from ...ground.graph import Node, TraceGraph
+    from ..component import CompilerLike, Context, Params, TypesTest, ValueTest
 
-def _not_types(params, compiler):
+
+def _not_types(params: Params, compiler: CompilerLike) -> TypesTest | None:
     nested = compiler.shape_types_test(param(params, "not"))
     return None if nested is None else (lambda kinds: not nested(kinds))
 
 
 @per_value("NotConstraintComponent", "not", types_test=_not_types)
-def _not(ctx, params):
+def _not(ctx: Context, params: Params) -> ValueTest:
     negated = param(params, "not")
     return lambda graph, v: not ctx.conforms(negated, v)
 
@@ -19,16 +25,16 @@ def _not(ctx, params):
 # The tests below run for every value of every node a shape targets: plain loops, not a
 # generator per call.
 
-def _and_types(params, compiler):
+def _and_types(params: Params, compiler: CompilerLike) -> TypesTest | None:
     tests = compiler.shape_types_tests(param(params, "and"))
     return None if tests is None else (lambda kinds: all(f(kinds) for f in tests))
 
 
 @per_value("AndConstraintComponent", "and", types_test=_and_types)
-def _and(ctx, params):
+def _and(ctx: Context, params: Params) -> ValueTest:
     members, conforms = tuple(param(params, "and")), ctx.conforms
 
-    def test(graph, v):
+    def test(graph: TraceGraph, v: Node) -> bool:
         for shape in members:
             if not conforms(shape, v):
                 return False
@@ -36,12 +42,12 @@ def _and(ctx, params):
     return test
 
 
-def _or_compiled(params, compiler) -> str | None:
+def _or_compiled(params: Params, compiler: CompilerLike) -> str | None:
     # Members that read only a node's types (sh:class tests, mostly) are judged on its types.
     return compiler.types_expression(list(param(params, "or")))
 
 
-def _or_types(params, compiler):
+def _or_types(params: Params, compiler: CompilerLike) -> TypesTest | None:
     members = list(param(params, "or"))
     # Members that each require one class only: one set operation instead of a test per member.
     classes = compiler.classes_of(members)
@@ -52,7 +58,7 @@ def _or_types(params, compiler):
 
 
 @per_value("OrConstraintComponent", "or", compiled=_or_compiled, types_test=_or_types)
-def _or(ctx, params):
+def _or(ctx: Context, params: Params) -> ValueTest:
     members, conforms = tuple(param(params, "or")), ctx.conforms
     # The members judged on types are tried first, in one pass over the value's types; the
     # others (reading values, what derives from it) only when none of those holds.
@@ -61,7 +67,7 @@ def _or(ctx, params):
     if typed:
         types_of = ctx.graph.types_of
 
-        def mixed(graph, v):
+        def mixed(graph: TraceGraph, v: Node) -> bool:
             kinds = types_of(v)
             for test in typed:
                 if test(kinds):
@@ -72,7 +78,7 @@ def _or(ctx, params):
             return False
         return mixed
 
-    def test(graph, v):
+    def test(graph: TraceGraph, v: Node) -> bool:
         for shape in members:
             if conforms(shape, v):
                 return True
@@ -80,12 +86,12 @@ def _or(ctx, params):
     return test
 
 
-def _xone_types(params, compiler):
+def _xone_types(params: Params, compiler: CompilerLike) -> TypesTest | None:
     tests = compiler.shape_types_tests(param(params, "xone"))
     return None if tests is None else (lambda kinds: sum(1 for f in tests if f(kinds)) == 1)
 
 
 @per_value("XoneConstraintComponent", "xone", types_test=_xone_types)
-def _xone(ctx, params):
+def _xone(ctx: Context, params: Params) -> ValueTest:
     members = param(params, "xone")
     return lambda graph, v: sum(1 for s in members if ctx.conforms(s, v)) == 1

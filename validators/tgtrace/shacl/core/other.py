@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...ground.graph import key_from_rdflib
 from ..component import component, param, per_value, true
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ...ground.graph import Node
+    from ..component import CompilerLike, Context, Params, Results, ValueTest
+    from ..shapes import Shape
+
 
 @component("ClosedConstraintComponent", "closed", "ignoredProperties")
-def _closed(ctx, shape, focus, values, params):
+def _closed(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
     if not true(param(params, "closed")):
         return
     allowed = {p.path.iri for p in shape.properties if p.path is not None and p.path.iri}
@@ -21,16 +30,16 @@ def _closed(ctx, shape, focus, values, params):
 
 @component("HasValueConstraintComponent", "hasValue", value_only=True,
            compiled=lambda params, compiler: f"{compiler.bind(key_from_rdflib(param(params, 'hasValue')))} in values")
-def _has_value(ctx, shape, focus, values, params):
+def _has_value(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
     if key_from_rdflib(param(params, "hasValue")) not in values:
         yield None, None
 
 
-def _in_compiled(params, compiler) -> str:
+def _in_compiled(params: Params, compiler: CompilerLike) -> str:
     return f"v in {compiler.bind(frozenset(key_from_rdflib(m) for m in param(params, 'in')))}"
 
 
 @per_value("InConstraintComponent", "in", compiled=_in_compiled)
-def _in(ctx, params):
+def _in(ctx: Context, params: Params) -> ValueTest:
     allowed = frozenset(key_from_rdflib(m) for m in param(params, "in"))
     return lambda graph, v: v in allowed

@@ -4,13 +4,21 @@ sh:lessThanOrEquals."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..component import component, param
 from ..xsd import compare
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ...ground.graph import Node
+    from ..component import Context, Params, Results
+    from ..shapes import Shape
+
 
 @component("EqualsConstraintComponent", "equals")
-def _equals(ctx, shape, focus, values, params):
+def _equals(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
     other = list(ctx.graph.values(focus, str(param(params, "equals"))))
     for v in values:
         if v not in other:
@@ -21,16 +29,16 @@ def _equals(ctx, shape, focus, values, params):
 
 
 @component("DisjointConstraintComponent", "disjoint")
-def _disjoint(ctx, shape, focus, values, params):
+def _disjoint(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
     other = ctx.graph.values(focus, str(param(params, "disjoint")))
     for v in values:
         if v in other:
             yield v, None
 
 
-def _less(local: str, accept: Callable[[int], bool]):
+def _less(local: str, accept: Callable[[int], bool]) -> None:
     @component(local[0].upper() + local[1:] + "ConstraintComponent", local)
-    def check(ctx, shape, focus, values, params):
+    def check(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
         others = ctx.graph.values(focus, str(param(params, local)))
         for v in values:
             for w in others:

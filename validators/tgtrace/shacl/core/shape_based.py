@@ -3,27 +3,36 @@ the engine's own: it walks into the nested shape)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...ground.namespaces import SH
 from ..component import component, param, per_value, true
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-def _node_compiled(params, compiler) -> str | None:
+    from ...ground.graph import Node
+    from ..component import CompilerLike, Context, Params, Results, TypesTest, ValueTest
+    from ..shapes import Shape
+
+
+def _node_compiled(params: Params, compiler: CompilerLike) -> str | None:
     return compiler.types_expression([param(params, "node")])  # a shape that reads only types
 
 
-def _node_types(params, compiler):
+def _node_types(params: Params, compiler: CompilerLike) -> TypesTest | None:
     return compiler.shape_types_test(param(params, "node"))  # the nested shape's own, if it reads only types
 
 
 @per_value("NodeConstraintComponent", "node", compiled=_node_compiled, types_test=_node_types)
-def _node(ctx, params):
+def _node(ctx: Context, params: Params) -> ValueTest:
     nested = param(params, "node")
     return lambda graph, v: ctx.conforms(nested, v)
 
 
 @component("QualifiedValueShapeConstraintComponent", "qualifiedValueShape", "qualifiedMinCount",
            "qualifiedMaxCount", "qualifiedValueShapesDisjoint", value_only=True)
-def _qualified(ctx, shape, focus, values, params):
+def _qualified(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
     nested = param(params, "qualifiedValueShape")
     siblings = shape.qualified_siblings if true(param(params, "qualifiedValueShapesDisjoint")) else ()
     count = sum(1 for v in values

@@ -4,20 +4,25 @@ sh:maxExclusive, sh:maxInclusive (by SPARQL's ordering, engines/xsd.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ...ground.graph import key_from_rdflib
 from ..component import param, per_value
 from ..xsd import order_key
 
+if TYPE_CHECKING:
+    from ...ground.graph import Node, TraceGraph
+    from ..component import Context, Params, ValueTest
 
-def _range(local: str, accept: Callable[[int], bool]):
+
+def _range(local: str, accept: Callable[[int], bool]) -> None:
     name = local[0].lower() + local[1:]
 
     @per_value(local + "ConstraintComponent", name)
-    def make(ctx, params):
+    def make(ctx: Context, params: Params) -> ValueTest:
         bound = order_key(key_from_rdflib(param(params, name)))
 
-        def test(graph, v):  # xsd.compare with the bound's key read once
+        def test(graph: TraceGraph, v: Node) -> bool:  # xsd.compare with the bound's key read once
             key = order_key(v)
             return bound is not None and key is not None and key[0] == bound[0] and \
                 accept((key[1] > bound[1]) - (key[1] < bound[1]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
@@ -11,32 +12,38 @@ from ...ground.namespaces import RDF, SH
 from ..component import param, per_value
 from ..xsd import well_formed
 
+if TYPE_CHECKING:
+
+    from ...ground.graph import Node, TraceGraph
+    from ..component import CompilerLike, Context, Params, TypesTest, ValueTest
+
+
 _Literal = ox.Literal
 LANG_STRING = RDF + "langString"
 
 
-def _class_compiled(params, compiler) -> str | None:
+def _class_compiled(params: Params, compiler: CompilerLike) -> str | None:
     if compiler.subclass:
         return None  # membership through rdfs:subClassOf needs the graph's walk
     return f"{compiler.bind(str(param(params, 'class')))} in types_of(v)"
 
 
-def _class_types(params, compiler) -> Callable:
+def _class_types(params: Params, compiler: CompilerLike) -> TypesTest:
     cls = str(param(params, "class"))
     return lambda kinds: cls in kinds
 
 
 @per_value("ClassConstraintComponent", "class", compiled=_class_compiled, types_test=_class_types)
-def _class(ctx, params):
+def _class(ctx: Context, params: Params) -> ValueTest:
     cls = str(param(params, "class"))
     return lambda graph, v: type(v) is not _Literal and graph.has_class(v, cls)
 
 
 @per_value("DatatypeConstraintComponent", "datatype")
-def _datatype(ctx, params):
+def _datatype(ctx: Context, params: Params) -> ValueTest:
     datatype = str(param(params, "datatype"))
 
-    def test(graph, v):
+    def test(graph: TraceGraph, v: Node) -> bool:
         if type(v) is not _Literal:
             return False
         actual = LANG_STRING if v.language else v.datatype.value
@@ -44,7 +51,7 @@ def _datatype(ctx, params):
     return test
 
 
-def _blank_node(v) -> bool:
+def _blank_node(v: Node) -> bool:
     return type(v) is str and v.startswith("_:")  # an RDF 1.2 triple term is of no node kind of SHACL 1.0
 
 
@@ -60,7 +67,7 @@ NODE_KINDS: dict[str, Callable] = {
 _SPELLED_OUT = {SH + "IRI": '(type(v) is str and not v.startswith("_:"))', SH + "Literal": "type(v) is Literal"}
 
 
-def _node_kind_compiled(params, compiler) -> str:
+def _node_kind_compiled(params: Params, compiler: CompilerLike) -> str:
     kind = str(param(params, "nodeKind"))
     spelled = _SPELLED_OUT.get(kind)
     if spelled is not None:
@@ -70,6 +77,6 @@ def _node_kind_compiled(params, compiler) -> str:
 
 
 @per_value("NodeKindConstraintComponent", "nodeKind", compiled=_node_kind_compiled)
-def _node_kind(ctx, params):
+def _node_kind(ctx: Context, params: Params) -> ValueTest:
     kind = NODE_KINDS[str(param(params, "nodeKind"))]
     return lambda graph, v: kind(v)
