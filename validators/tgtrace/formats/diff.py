@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..ground.escaping import bounded, printable, safe_json, safe_layout
 from ..ground.files import write_atomic
@@ -130,13 +130,14 @@ def _question(trace: TraceStructure) -> str:
     return bounded(printable(trace.question), QUESTION_WIDTH) if trace.question else ""
 
 
-def group_title(group: DiffGroup) -> str:
+def group_title(group: DiffGroup, quote: Callable[[str], str] = lambda text: f'"{text}"') -> str:
+    """The group's pattern (and the pattern it became), and its one trace's question, quoted for the output."""
     pattern = pattern_name(group.pattern)
     if group.new_pattern != group.pattern:
         pattern = f"{pattern} → {pattern_name(group.new_pattern)}"
     if group.count == 1:
         question = _question(group.pairs[0][0]) or _question(group.pairs[0][1])
-        return f"{pattern} trace" + (f' "{question}"' if question else "")
+        return f"{pattern} trace" + (f" {quote(question)}" if question else "")
     return f"{group.count} {pattern} traces"
 
 
@@ -290,13 +291,7 @@ def markdown(diff: StructureDiff, title: bool = True, level: int = 3) -> str:
 
 
 def _md_title(group: DiffGroup) -> str:
-    pattern = pattern_name(group.pattern)
-    if group.new_pattern != group.pattern:
-        pattern = f"{pattern} → {pattern_name(group.new_pattern)}"
-    if group.count == 1:
-        question = _question(group.pairs[0][0]) or _question(group.pairs[0][1])
-        return f"{pattern} trace" + (f" {code(question)}" if question else "")
-    return f"{group.count} {pattern} traces"
+    return group_title(group, code)
 
 
 # ---------------------------------------------------------------------------
