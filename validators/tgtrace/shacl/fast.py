@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import pyoxigraph as ox
@@ -46,6 +47,9 @@ IMPLEMENTED_COMPONENTS = frozenset(
 # Components whose results depend on the value nodes alone, not on which focus node they belong to.
 _VALUE_ONLY = {c for c, native in COMPONENTS.items() if native.value_only}
 _FOCUS = object()  # stands for "the focus node" in results shared by a kind of nodes
+# A per-node runner of a kind's plan: (run(node, props) -> its hits, the only nodes it can report
+# or None for any node).
+_Runner = tuple[Callable[[Node, Mapping[str, Sequence[Node]]], Iterable[Hit]], "set | None"]
 _EMPTY: frozenset = frozenset()
 _NONE: tuple = ()
 
@@ -441,8 +445,10 @@ class _Run:
                     yield self.hit(shape, component, node, node if value is _FOCUS else value, path)
                 if dynamic:
                     props = out[node]
-                    for run in dynamic:
-                        yield from run(node, props)
+                    # A runner's screen names the only nodes it can report: the others skip the call.
+                    for run, screen in dynamic:
+                        if screen is None or node in screen:
+                            yield from run(node, props)
             # A shape targeted both here and per graph runs once at a node.
             for shape in shapes:
                 if shape in elsewhere:
@@ -586,7 +592,7 @@ class _Run:
             dynamic.insert(0, self._generate(generated))
         return static, dynamic, shapes
 
-    def _node_runner(self, shape: Shape, constraints: list) -> Callable | None:
+    def _node_runner(self, shape: Shape, constraints: list) -> _Runner | None:
         """Per node, a node shape's constraints. A constraint that judges one value at a time is
         its test called directly (no generator per node); one that can name the only nodes it
         could report is skipped for the others (None: no node at all)."""
@@ -615,15 +621,12 @@ class _Run:
         if tests or sparql or len(screens) != len(screened):
             # Counts over what derives from a node can fail only where it has more than they allow:
             # those nodes are found once per run, and the others skip the shape.
-            outside = None if sparql else self._screen_constraints(shape, constraints)
-            if outside is not None:
-                return lambda node, props: run(node, props) if node in outside else ()
-            return run
+            return run, None if sparql else self._screen_constraints(shape, constraints)
         # Every constraint screens its focus nodes: most nodes need no work at all.
         union = screens[0] if len(screens) == 1 else set().union(*screens)  # one screen is read, not copied
         if not union:
             return None
-        return lambda node, props: run(node, props) if node in union else ()
+        return run, union
 
     def _screen(self, shape: Shape) -> set | None:
         """The only nodes that can fail a shape, where its counts over what derives from a node
@@ -687,24 +690,20 @@ class _Run:
             found = self._over[high] = {node for node, below in self.graph.derived_from().items() if len(below) > high}
         return found
 
-    def _shape_runner(self, shape: Shape) -> Callable | None:
+    def _shape_runner(self, shape: Shape) -> _Runner | None:
         candidates = self._candidates(shape)
         if candidates is not None and not candidates:
             return None  # no node can fail
-
-        def run(node: Node, props: Mapping[str, Sequence[Node]]) -> Iterator[Hit]:
-            if candidates is None or node in candidates:
-                yield from self.evaluate(shape, node)
-        return run
+        return (lambda node, props: self.evaluate(shape, node)), candidates
 
     # ------------------------------------------------------------ generated code
 
-    def _generate(self, rules: list) -> Callable:
+    def _generate(self, rules: list) -> _Runner:
         key_ = (tuple((id(shape), present) for shape, _, present in rules), self.subclass)
         run = self.engine._generated.get(key_)
         if run is None:
             run = self.engine._generated[key_] = _generate_code(rules, self.subclass)
-        return lambda node, props, run=run: run(self, node, props)
+        return partial(run, self), None
 
 
 # Per shape, computed once: whether it finds its values itself. Shapes are never mutated

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 import rdflib
-from rdflib.collection import Collection
 
 from ..ground.errors import TgTraceError
 from ..ground.model import Severity
@@ -325,11 +324,76 @@ class Rule:
         return f"rules/{self.code}/"
 
 
+_NOTHING: dict = {}
+
+
+class _Triples:
+    """A shapes graph's triples in dictionaries, read in one pass: the reader asks a shapes graph
+    some fourteen thousand questions, and rdflib's store answers each one through its context
+    bookkeeping, which took most of the reader's share of start-up. A subject's predicates and
+    values come in the order rdflib gives them (the order the triples were added: which value
+    ``value`` returns, and the order of a shape's constraints, stay rdflib's); the order of
+    subjects is not kept, and the reader never depends on it."""
+
+    def __init__(self, graph: rdflib.Graph) -> None:
+        self._out: dict[Node, dict[Node, list[Node]]] = {}
+        self._into: dict[Node, dict[Node, list[Node]]] = {}
+        for s in set(graph.subjects()):
+            props: dict[Node, list[Node]] = {}
+            self._out[s] = props
+            for p, o in graph.predicate_objects(s):
+                props.setdefault(p, []).append(o)
+                self._into.setdefault(o, {}).setdefault(p, []).append(s)
+
+    def value(self, subject: Node | None, predicate: Node) -> Node | None:
+        found = self._out.get(subject, _NOTHING).get(predicate) if subject is not None else None
+        return found[0] if found else None
+
+    def objects(self, subject: Node, predicate: Node) -> list[Node]:
+        return list(self._out.get(subject, _NOTHING).get(predicate, ()))
+
+    def subjects(self, predicate: Node, value: Node | None = None) -> list[Node]:
+        if value is None:
+            return [s for s, props in self._out.items() if predicate in props]
+        return list(self._into.get(value, _NOTHING).get(predicate, ()))
+
+    def predicate_objects(self, subject: Node) -> list[tuple[Node, Node]]:
+        return [(p, o) for p, values in self._out.get(subject, _NOTHING).items() for o in values]
+
+    def subject_objects(self, predicate: Node) -> list[tuple[Node, Node]]:
+        return [(s, o) for s, props in self._out.items() for o in props.get(predicate, ())]
+
+    def has(self, subject: Node | None, predicate: Node, value: Node | None = None) -> bool:
+        """Whether a triple matches; subject or value None matches any."""
+        if subject is None:
+            if value is None:
+                return any(predicate in props for props in self._out.values())
+            return bool(self._into.get(value, _NOTHING).get(predicate))
+        values = self._out.get(subject, _NOTHING).get(predicate, ())
+        return bool(values) if value is None else value in values
+
+    def items(self, head: Node) -> list[Node]:
+        """The members of an RDF list, read as rdflib's Graph.items reads them."""
+        found: list[Node] = []
+        chain: set[Node | None] = {head}
+        node: Node | None = head
+        while node:
+            item = self.value(node, rdflib.RDF.first)
+            if item is not None:
+                found.append(item)
+            node = self.value(node, rdflib.RDF.rest)
+            if node in chain:
+                raise ValueError("List contains a recursive rdf:rest reference")
+            chain.add(node)
+        return found
+
+
 class ShapesModel:
     """Every shape of a shapes graph, read once."""
 
     def __init__(self, graph: rdflib.Graph) -> None:
         self.graph = graph
+        self._triples = _Triples(graph)
         self.components: dict[str, Component] = {}
         self.target_types: dict[str, TargetType] = {}
         self._parameters: dict[str, str] = {}  # parameter IRI -> component IRI (declared components)
@@ -343,19 +407,19 @@ class ShapesModel:
     # ----------------------------------------------------------- declarations
 
     def _text(self, node: Node, predicate: str) -> str:
-        value = self.graph.value(node, rdflib.URIRef(predicate))
+        value = self._triples.value(node, rdflib.URIRef(predicate))
         return str(value) if value is not None else ""
 
     def prefixes(self, node: Node) -> dict[str, str]:
         """sh:prefixes of a node: the sh:declare'd prefixes of the ontologies it names."""
         found: dict[str, str] = {}
         # SHACL 5.2.1: the declarations of the sh:prefixes values and of what they owl:imports, transitively.
-        ontologies = list(self.graph.objects(node, _SH.prefixes))
+        ontologies = list(self._triples.objects(node, _SH.prefixes))
         for ontology in ontologies:
-            ontologies += [o for o in self.graph.objects(ontology, rdflib.OWL.imports) if o not in ontologies]
-            for declaration in self.graph.objects(ontology, _SH.declare):
-                prefix = self.graph.value(declaration, _SH.prefix)
-                namespace = self.graph.value(declaration, _SH.namespace)
+            ontologies += [o for o in self._triples.objects(ontology, rdflib.OWL.imports) if o not in ontologies]
+            for declaration in self._triples.objects(ontology, _SH.declare):
+                prefix = self._triples.value(declaration, _SH.prefix)
+                namespace = self._triples.value(declaration, _SH.namespace)
                 if prefix is not None and namespace is not None:
                     found[str(prefix)] = str(namespace)
         return found
@@ -363,9 +427,9 @@ class ShapesModel:
     def _validator(self, node: Node | None) -> Validator | None:
         if node is None:
             return None
-        ask = self.graph.value(node, _SH.ask)
-        select = self.graph.value(node, _SH.select)
-        messages = [str(m) for m in self.graph.objects(node, _SH.message)]
+        ask = self._triples.value(node, _SH.ask)
+        select = self._triples.value(node, _SH.select)
+        messages = [str(m) for m in self._triples.objects(node, _SH.message)]
         if ask is not None:
             return Validator("ask", str(ask), self.prefixes(node), messages)
         if select is not None:
@@ -373,7 +437,7 @@ class ShapesModel:
         raise ShapesError(f"{self.name(node)}: a validator needs sh:ask or sh:select")
 
     def _read_components(self) -> None:
-        g = self.graph
+        g = self._triples
         for node in sorted(set(g.subjects(_RDF_TYPE, _SH.ConstraintComponent)), key=str):
             mandatory, optional = list[str](), list[str]()
             for parameter in g.objects(node, _SH.parameter):
@@ -416,9 +480,10 @@ class ShapesModel:
                                 siblings.append(c.params[SH + "qualifiedValueShape"])
             shape.qualified_siblings = tuple(siblings)
 
-    def annotation_properties(self) -> set[str]:
+    @cached_property
+    def _annotation_properties(self) -> frozenset[str]:
         """Predicates the graph declares as owl:AnnotationProperty (rule metadata, not constraints)."""
-        return {str(p) for p in self.graph.subjects(_RDF_TYPE, rdflib.OWL.AnnotationProperty)}
+        return frozenset(str(p) for p in self._triples.subjects(_RDF_TYPE, rdflib.OWL.AnnotationProperty))
 
     # ----------------------------------------------------------------- shapes
 
@@ -430,10 +495,10 @@ class ShapesModel:
 
     def _shape_nodes(self) -> list:
         """The shapes SHACL validates directly: typed shapes and every node with a target."""
-        g = self.graph
+        g = self._triples
         nodes = set(g.subjects(_RDF_TYPE, _SH.NodeShape)) | set(g.subjects(_RDF_TYPE, _SH.PropertyShape))
         for target in _TARGETS:
-            nodes |= set(g.subjects(_SH[target], None))
+            nodes |= set(g.subjects(_SH[target]))
         return sorted(nodes, key=lambda n: (isinstance(n, rdflib.BNode), str(n)))
 
     def top_level(self) -> list[Shape]:
@@ -444,7 +509,7 @@ class ShapesModel:
         known = self.shapes.get(node)
         if known is not None:
             return known
-        g = self.graph
+        g = self._triples
         shape = self.shapes[node] = Shape(node=node)
         path = g.value(node, _SH.path)
         if path is not None:
@@ -457,7 +522,7 @@ class ShapesModel:
             shape.severity = str(severity)
         shape.messages = [str(m) for m in g.objects(node, _SH.message)]
         shape.targets = self._targets(node)
-        if (node, _RDF_TYPE, rdflib.RDFS.Class) in g or (node, _RDF_TYPE, rdflib.OWL.Class) in g:
+        if g.has(node, _RDF_TYPE, rdflib.RDFS.Class) or g.has(node, _RDF_TYPE, rdflib.OWL.Class):
             shape.targets.append(Target("class", str(node)))  # an implicit class target
         self._constraints(node, shape)
         for constraint in g.objects(node, _SH.sparql):
@@ -472,7 +537,7 @@ class ShapesModel:
         return shape
 
     def _targets(self, node: Node) -> list[Target]:
-        g = self.graph
+        g = self._triples
         targets = [Target("class", str(c)) for c in g.objects(node, _SH.targetClass)]
         targets += [Target("node", n) for n in g.objects(node, _SH.targetNode)]
         targets += [Target("subjectsOf", str(p)) for p in g.objects(node, _SH.targetSubjectsOf)]
@@ -492,36 +557,36 @@ class ShapesModel:
         return targets
 
     def path(self, node: Node) -> Path:
-        g = self.graph
+        g = self._triples
         if isinstance(node, rdflib.URIRef):
             return Path("pred", str(node), node)
-        if (node, rdflib.RDF.first, None) in g:
-            return Path("seq", tuple(self.path(p) for p in Collection(g, node)), node)
+        if g.has(node, rdflib.RDF.first):
+            return Path("seq", tuple(self.path(p) for p in g.items(node)), node)
         for kind in ("inversePath", "zeroOrMorePath", "oneOrMorePath", "zeroOrOnePath"):
             inner = g.value(node, _SH[kind])
             if inner is not None:
                 return Path(kind.removesuffix("Path"), self.path(inner), node)
         alternatives = g.value(node, _SH.alternativePath)
         if alternatives is not None:
-            return Path("alt", tuple(self.path(p) for p in Collection(g, alternatives)), node)
+            return Path("alt", tuple(self.path(p) for p in g.items(alternatives)), node)
         raise ShapesError(f"unsupported property path {node}")
 
     def _value(self, name: str, value: Node) -> Shape | list[Shape] | list[Node] | Node:
         """A parameter value as the engines want it: lists unrolled, shapes read."""
         kind = SHAPE_PARAMETERS.get(name)
         if name in LIST_PARAMETERS:
-            items = list(Collection(self.graph, value))
+            items = self._triples.items(value)
             return [self.shape(i) for i in items] if kind == "list" else items
         if kind == "one":
             return self.shape(value)
         return value
 
     def _constraints(self, node: Node, shape: Shape) -> None:
-        g = self.graph
+        g = self._triples
         by_predicate: dict[str, list] = {}
         for predicate_term, value in g.predicate_objects(node):
             by_predicate.setdefault(str(predicate_term), []).append(value)
-        annotations = self.annotation_properties()
+        annotations = self._annotation_properties
         used: set[str] = set()
         for local, (mandatory, optional) in CORE_COMPONENTS.items():
             if not all(SH + m in by_predicate for m in mandatory):
@@ -550,8 +615,8 @@ class ShapesModel:
             if predicate in _CORE_OPTIONAL:
                 continue
             # A shape may be its own sh:sparql constraint (W3C sparql/node/sparql-002).
-            if predicate == SH + "select" and ((None, _SH.sparql, node) in g or
-                                               (node, _RDF_TYPE, _SH.SPARQLConstraint) in g):
+            if predicate == SH + "select" and (g.has(None, _SH.sparql, node) or
+                                               g.has(node, _RDF_TYPE, _SH.SPARQLConstraint)):
                 continue
             if predicate.startswith(SH) or predicate.startswith(TGL):
                 component = self._parameters.get(predicate)
@@ -564,7 +629,7 @@ class ShapesModel:
 
     @cached_property
     def families(self) -> dict[str, Family]:
-        g = self.graph
+        g = self._triples
         found = []
         for node in g.subjects(_RDF_TYPE, _TGL.Family):
             order = g.value(node, _SH.order)
@@ -578,7 +643,7 @@ class ShapesModel:
     @cached_property
     def rules(self) -> dict[str, Rule]:
         """Every rule, by code, in code order."""
-        g = self.graph
+        g = self._triples
         families = {f.iri: f.name for f in self.families.values()}
         found: dict[str, Rule] = {}
         for node, code_term in g.subject_objects(_TGL.code):
@@ -623,7 +688,7 @@ class ShapesModel:
 
     def code_of(self, node: Node | None) -> str | None:
         """The rule code a shape or SPARQL constraint node carries."""
-        code = self.graph.value(node, _TGL.code)
+        code = self._triples.value(node, _TGL.code)
         return str(code) if code is not None else None
 
     def codes_within(self, shape: Shape) -> set[str]:
