@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias, TypeVar
 
@@ -71,6 +71,15 @@ class TraceModel:
 
 
 NO_TRACES = TraceModel()
+
+
+@dataclass
+class ReadTerms:
+    """The distinct terms an insert read, the graph names among them (which the graph drops): the
+    IRIs (as strings), and every other term (in key form: a blank node as its "_:" string)."""
+
+    iris: set[str] = field(default_factory=set)
+    others: set[Any] = field(default_factory=set)
 
 
 def _predicate_role(predicate: str, owning: frozenset[str]) -> tuple[str, str]:
@@ -220,12 +229,13 @@ class TraceGraph:
         given no statement number, so no line."""
         self._insert((ox.Quad(term(s), _NamedNode(p), term(o)),), numbered=False)
 
-    def add_quads(self, quads: Iterable[ox.Quad]) -> int:
+    def add_quads(self, quads: Iterable[ox.Quad], read: ReadTerms | None = None) -> int:
         """Add pyoxigraph quads (graph names are dropped), numbered as the input's statements in
-        order, across calls; returns how many were read."""
-        return self._insert(quads, numbered=True)
+        order, across calls; returns how many were read. ``read``, when given, gets the distinct
+        terms read, for a loader to check once each."""
+        return self._insert(quads, numbered=True, read=read)
 
-    def _insert(self, quads: Iterable[ox.Quad], numbered: bool) -> int:
+    def _insert(self, quads: Iterable[ox.Quad], numbered: bool, read: ReadTerms | None = None) -> int:
         """The one insert path: each quad's triple into the index (once: a repeated triple is
         read, counted and dropped), and what its predicate adds besides: the inverse of
         derivation, the owners of sub-entities and asserted types (IRIs and blank nodes alike;
@@ -235,6 +245,7 @@ class TraceGraph:
         first, later = self._first, self._later
         count = start = self._statements  # numbered across calls, as the lines of one input
         last_term: Any = None
+        last_graph: Any = None
         k: Any = None
         s: Any
         o: Any
@@ -243,10 +254,18 @@ class TraceGraph:
         # the index, is worked out once per call instead of once per quad.
         predicates: dict[Any, tuple[str, str]] = {}
         owning = self._model.owning
+        iri_read = other_read = None
+        if read is not None:
+            iri_read, other_read = read.iris.add, read.others.add
         self._invalidate()
         with collector_paused():
             for quad in quads:
                 count += 1
+                if other_read is not None:
+                    g = quad.graph_name
+                    if g != last_graph:
+                        last_graph = g
+                        other_read(g)
                 # Emitters write an entity's triples together: comparing the subject term with the
                 # last one is cheaper than making its key, so a key is made once per run.
                 s = quad.subject
@@ -259,11 +278,15 @@ class TraceGraph:
                         props = out[k] = {}
                         if numbered:
                             first[k] = count
+                        if read is not None:
+                            (read.iris if kind is _NamedNode else read.others).add(k)
                     elif numbered:
                         later.setdefault(k, []).append(count)
                 known = predicates.get(quad.predicate)
                 if known is None:
                     known = predicates[quad.predicate] = _predicate_role(intern(quad.predicate.value), owning)
+                    if iri_read is not None:
+                        iri_read(known[0])
                 p, role = known
                 o = quad.object
                 kind = type(o)
@@ -271,6 +294,8 @@ class TraceGraph:
                     o = intern(o.value)
                 elif kind is _BlankNode:
                     o = "_:" + o.value
+                if iri_read is not None:
+                    (iri_read if kind is _NamedNode else other_read)(o)  # type: ignore[misc]  # both set together
                 values = props.get(p)
                 if values is None:
                     props[p] = [o]

@@ -7,6 +7,7 @@ line is found without going back to the loader.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,9 +19,10 @@ import pyoxigraph as ox
 
 from ..ground.errors import TgTraceError
 from ..ground.escaping import message, printable
-from ..ground.graph import TraceGraph
+from ..ground.graph import ReadTerms, TraceGraph, collector_paused
 from ..ground.locations import KnownLines, Locator, syntax_message
 from ..tracemodel.traces import TRUSTGRAPH
+from .lenient import Suspicion, escapes_surrogates, suspicion
 
 RDF_FORMATS = {
     "nquads": ox.RdfFormat.N_QUADS,
@@ -81,10 +83,18 @@ class Input:
     custom_locator: Callable[[], Locator] | None = None
     # Opens the input's text, where it is not the file's bytes (a compressed file's, decompressed).
     opener: Callable[..., Any] | None = None
+    # The quads as pyoxigraph's lenient parser reads them, where what it skips can be checked
+    # afterwards (``lenient.py``: N-Quads and N-Triples, from a file or bytes).
+    _lenient_quads: Callable[[], Iterator[ox.Quad]] | None = None
 
     def quads(self) -> Iterator[ox.Quad]:
         """The quads; iterate them inside ``with input.reading():`` to get InputError for bad input."""
         return self._quads()
+
+    def lenient_quads(self) -> Iterator[ox.Quad] | None:
+        """The quads as the lenient parser reads them, or None: read only through :class:`Reading`,
+        which checks what that parser skips."""
+        return self._lenient_quads() if self._lenient_quads is not None else None
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -105,8 +115,9 @@ class Input:
     def graph(self) -> TraceGraph:
         """The input as a trace graph, carrying what it takes to find a triple's line."""
         graph = TraceGraph(self.name, self.locator(), TRUSTGRAPH)
-        with self.reading():
-            graph.add_quads(self.quads())
+        reading = Reading(graph)
+        reading.read(self)
+        reading.finish()
         if not graph.statements:
             # A gate that passes an empty capture (or the error page saved in its place) is worse than none.
             raise self.no_triples()
@@ -123,6 +134,56 @@ class Input:
         if self.format in LINE_FORMATS:
             return _LineLocator(self.text, self.path, self.format, self.opener)
         return _SubjectTextLocator(self.text, self.path, self.opener)
+
+
+class Reading:
+    """Inputs read into one graph, each one that can be read leniently so (``lenient.py``).
+
+    Call :meth:`finish` once every input is read: it checks the distinct terms of the whole graph
+    once, and where one may be wrong reads the lenient inputs again strictly, in order, so that the
+    first bad one is refused with the strict parser's message and line. Any error while reading
+    does the same first, so an input's error is the one reading all of them strictly would give.
+    """
+
+    def __init__(self, graph: TraceGraph) -> None:
+        self._graph = graph
+        self._lenient: list[Input] = []
+        self._read = ReadTerms()  # the lenient inputs' terms
+
+    def read(self, item: Input) -> int:
+        """Read one input into the graph; returns how many statements it held."""
+        quads = item.lenient_quads()
+        try:
+            if quads is None:
+                with item.reading():
+                    return self._graph.add_quads(item.quads())
+            count = self._graph.add_quads(quads, self._read)
+        except InputError:
+            self.finish()
+            raise
+        except Exception:  # the lenient parser stopped: the strict one says where, and why
+            self.finish()
+            _read_strictly(item)
+            with item.reading():
+                raise
+        self._lenient.append(item)
+        return count
+
+    def finish(self) -> None:
+        """Refuse, as strict reading would, any input read leniently that it would refuse."""
+        if not self._lenient:
+            return
+        with collector_paused():  # the walk allocates; the collector would walk the whole index
+            found = suspicion(self._read)
+        for item in self._lenient if found is not Suspicion.NONE else ():
+            if found is Suspicion.TERMS or escapes_surrogates(item.text if item.text is not None else item.path):
+                _read_strictly(item)
+        self._lenient, self._read = [], ReadTerms()  # checked: the terms are not kept
+
+
+def _read_strictly(item: Input) -> None:
+    with item.reading():
+        deque(item.quads(), maxlen=0)
 
 
 class _LineLocator(Locator):

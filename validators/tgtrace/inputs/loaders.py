@@ -18,12 +18,13 @@ import select
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 import pyoxigraph as ox
 
-from .base import RDF_FORMATS, Input, InputError
+from .base import LINE_FORMATS, RDF_FORMATS, Input, InputError
 from .compressed import (
     COMPRESSED_SUFFIXES,
     binary_kind,
@@ -268,17 +269,21 @@ def _opened_lines(opener: Callable) -> Iterator[bytes]:
 def _rdf_input(name: str, fmt: str, data: bytes | None, path: Path | None, opener: Callable | None = None) -> Input:
     rdf_format = RDF_FORMATS[fmt]
 
-    def parse() -> Iterator[ox.Quad]:
+    def parse(lenient: bool = False) -> Iterator[ox.Quad]:
         if opener is not None:
             return _parse_opened(opener, rdf_format, item.progress)
         if path is not None and data is None:
             if item.progress is not None:
-                return _parse_counting(path, rdf_format, item.progress)
-            return ox.parse(path=str(path), format=rdf_format, base_iri=None)
-        return ox.parse(data, format=rdf_format)
+                return _parse_counting(path, rdf_format, item.progress, lenient)
+            return ox.parse(path=str(path), format=rdf_format, base_iri=None, lenient=lenient)
+        return ox.parse(data, format=rdf_format, lenient=lenient)
 
     size = len(data) if data is not None else (path.stat().st_size if path else 0)
-    item = Input(name, fmt, parse, text=data, path=path, size=size, opener=opener)
+    # Only the line formats' lenient reading is known to the letter (lenient.py); a compressed
+    # input is read once, strictly, rather than decompressed to be scanned first.
+    checkable = fmt in LINE_FORMATS and opener is None
+    item = Input(name, fmt, parse, text=data, path=path, size=size, opener=opener,
+                 _lenient_quads=partial(parse, lenient=True) if checkable else None)
     return item
 
 
@@ -301,9 +306,11 @@ class _CountingReader:
         return data
 
 
-def _parse_counting(path: Path, rdf_format: ox.RdfFormat, report: Callable[[int], None]) -> Iterator[ox.Quad]:
+def _parse_counting(path: Path, rdf_format: ox.RdfFormat, report: Callable[[int], None],
+                    lenient: bool = False) -> Iterator[ox.Quad]:
     with open(path, "rb") as handle:
-        yield from ox.parse(_CountingReader(handle, report), format=rdf_format)  # type: ignore[arg-type]  # reads as a file does
+        yield from ox.parse(_CountingReader(handle, report), format=rdf_format,  # type: ignore[arg-type]  # reads as a file does
+                            lenient=lenient)
 
 
 BOM = b"\xef\xbb\xbf"

@@ -24,6 +24,7 @@ from ..ground.graph import Node, TraceGraph
 from ..ground.locations import Parts
 from ..ground.model import Finding, Hit, Report, Severity, Source
 from ..ground.namespaces import SH
+from ..inputs.base import Reading
 from ..inputs.loaders import Input, InputError, expand_paths, load
 from ..inputs.stream import StreamLinter
 from ..rules import Rule, all_rules, fill_message, model_for
@@ -381,14 +382,16 @@ def capture_graph(items: Sequence[Input]) -> TraceGraph:
     whole in it, and a triple's place is the part (and its line) that holds it."""
     parts = Parts()
     graph = TraceGraph(items[0].name, parts, TRUSTGRAPH)
+    reading = Reading(graph)
     with tg.collector_paused():
         for item in items:
             start = graph.statements
-            with item.reading():
-                graph.add_quads(item.quads())
+            reading.read(item)
             if graph.statements == start:
+                reading.finish()  # an earlier part's own error comes first
                 raise item.no_triples()
             parts.add(item.name, item.locator(), start, graph.statements - start)
+        reading.finish()
     return graph
 
 
