@@ -144,8 +144,8 @@ def test_ntriples_too(tmp_path):
     for case, mutated in [("as emitted", data), *mutations(data)[::7]]:
         path.write_bytes(mutated)
         item = from_path(path)
-        assert item.format == "ntriples"
-        assert_read_as_strictly(item), case
+        assert item.format == "ntriples", case
+        assert_read_as_strictly(item)
 
 
 def test_a_capture_refuses_its_first_bad_part_as_strict_reading_would(tmp_path):

@@ -261,11 +261,11 @@ class TraceGraph:
         with collector_paused():
             for quad in quads:
                 count += 1
-                if other_read is not None:
+                if iri_read is not None:
                     g = quad.graph_name
                     if g != last_graph:
                         last_graph = g
-                        other_read(g)
+                        other_read(g)  # type: ignore[misc]  # both set together
                 # Emitters write an entity's triples together: comparing the subject term with the
                 # last one is cheaper than making its key, so a key is made once per run.
                 s = quad.subject
@@ -278,8 +278,8 @@ class TraceGraph:
                         props = out[k] = {}
                         if numbered:
                             first[k] = count
-                        if read is not None:
-                            (read.iris if kind is _NamedNode else read.others).add(k)
+                        if iri_read is not None:
+                            (iri_read if kind is _NamedNode else other_read)(k)  # type: ignore[misc]  # both set together
                     elif numbered:
                         later.setdefault(k, []).append(count)
                 known = predicates.get(quad.predicate)

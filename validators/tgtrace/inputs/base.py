@@ -175,9 +175,10 @@ class Reading:
             return
         with collector_paused():  # the walk allocates; the collector would walk the whole index
             found = suspicion(self._read)
-        for item in self._lenient if found is not Suspicion.NONE else ():
-            if found is Suspicion.TERMS or escapes_surrogates(item.text if item.text is not None else item.path):
-                _read_strictly(item)
+        if found is not Suspicion.NONE:
+            for item in self._lenient:
+                if found is Suspicion.TERMS or escapes_surrogates(item.text if item.text is not None else item.path):
+                    _read_strictly(item)
         self._lenient, self._read = [], ReadTerms()  # checked: the terms are not kept
 
 

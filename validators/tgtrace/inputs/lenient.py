@@ -26,6 +26,7 @@ import mmap
 import re
 from collections import deque
 from enum import Enum
+from itertools import chain, filterfalse
 from pathlib import Path
 from typing import Any
 
@@ -79,16 +80,13 @@ def suspicion(read: ReadTerms) -> Suspicion:
             pending += (term.subject, term.predicate, term.object)
     try:
         # pyoxigraph's own constructors validate as its strict parser does (oxiri, oxilangtag).
-        deque(map(_NamedNode, read.iris), maxlen=0)
-        deque(map(_NamedNode, iris), maxlen=0)
+        deque(map(_NamedNode, chain(read.iris, iris)), maxlen=0)
         deque((_Literal("", language=language) for language in languages), maxlen=0)
     except ValueError:
         return Suspicion.TERMS
     # isascii() reads a flag: only the rare text beyond ASCII is searched.
-    if not all(map(str.isascii, read.iris)) or not all(map(str.isascii, iris)) \
-            or not all(map(str.isascii, texts)):
-        if any(_BEYOND_BMP.search(text) for text in (*read.iris, *iris, *texts)):
-            return Suspicion.ESCAPES
+    if any(map(_BEYOND_BMP.search, filterfalse(str.isascii, chain(read.iris, iris, texts)))):
+        return Suspicion.ESCAPES
     return Suspicion.NONE
 
 
