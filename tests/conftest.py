@@ -12,6 +12,38 @@ pytest_plugins = ["gateway_rig", "formats_support"]
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
+# Parallel runs (pytest-xdist: "-n auto --dist loadfile" in pyproject.toml's addopts). A module runs whole
+# on one worker, as in one process, so that its module-scoped fixtures are set up once (test_shacl_engines'
+# JavaScript engines start with the module and run for minutes). Session-scoped fixtures are set up once
+# per worker that uses them: the modules below share one, an expensive one, and run on the same worker.
+SHARED_WORKER = {
+    # The real TrustGraph deployment (gateway_rig's ``trustgraph``): RabbitMQ and five processes.
+    "test_gateway.py": "trustgraph",
+    "test_gateway_rig.py": "trustgraph",
+    "test_watch_soak.py": "trustgraph",
+    # The docs site, built with mkdocs once per process (docs_support.built_site).
+    "test_docs_changes.py": "docs-site",
+    "test_docs_complete.py": "docs-site",
+    "test_docs_site.py": "docs-site",
+    "test_docs_trace_changes.py": "docs-site",
+}
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: unknown under -p no:xdist
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, with the modules of ``SHARED_WORKER`` sent to a worker together; any other
+    --dist is xdist's own."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedWorkerScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = super()._split_scope(nodeid)  # tests/test_x.py
+            return SHARED_WORKER.get(module.rsplit("/", 1)[-1], module)
+
+    return SharedWorkerScheduling(config, log)
+
 
 def example_traces(suffix: str) -> list[Path]:
     found = sorted(EXAMPLES.glob(f"*{suffix}"))

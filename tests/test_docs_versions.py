@@ -15,8 +15,10 @@ from conftest import ROOT
 from docs_support import require
 
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-# What the docs build reads; the rest of the checkout (virtualenv, history, artefacts) is not copied.
-SKIP = shutil.ignore_patterns(".venv", ".git", "site", "ci-artifacts", "__pycache__", ".pytest_cache", "*.egg-info")
+# What the docs build reads; the rest of the checkout (virtualenv, history, artefacts, caches, the tests'
+# JavaScript engines) is not copied: tests running beside this one may be writing there (.hypothesis).
+SKIP = shutil.ignore_patterns(".venv", ".git", "site", "ci-artifacts", "__pycache__", ".pytest_cache", "*.egg-info",
+                              ".hypothesis", "node_modules")
 
 
 def _deploy_script() -> str:

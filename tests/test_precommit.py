@@ -119,9 +119,12 @@ def test_hook_runs_in_a_repository(tmp_path):
 def test_try_repo(tmp_path):
     # try-repo reads the hook from a commit; a snapshot of this working tree
     # is committed in a scratch repository so uncommitted work is what is tried.
+    # What git ignores is never committed, so it is not copied (nearly a gigabyte with the
+    # virtualenv; caches that tests running beside this one may be writing).
     source = tmp_path / "source"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", "site", "__pycache__", ".pytest_cache",
-                                                                 "*.egg-info", "ci-artifacts"))
+                                                                 "*.egg-info", "ci-artifacts", ".venv",
+                                                                 "node_modules", ".hypothesis"))
     _git(source, "init", "-q")
     _git(source, "add", ".")
     _git(source, "-c", "user.name=test", "-c", "user.email=test@example.invalid", "commit", "-q", "-m", "snapshot")

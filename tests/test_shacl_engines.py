@@ -25,7 +25,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -527,12 +526,6 @@ def _js_coded(shapes: rdflib.Graph, results: list[dict]) -> set:
                            for r in results])
 
 
-@dataclass
-class JavaScriptRuns:
-    rdf_validate_shacl: NodeRun
-    shacl_engine: list[tuple[NodeRun, Capture]] = field(default_factory=list)  # each with tg-trace's pairs
-
-
 # shacl-engine's SPARQL plugin starts a Comunica engine per focus node and constraint (about 0.1 s):
 # it runs on every example and fault and a few mutations, split between two processes.
 SHACL_ENGINE_CASES = _fewer_mutations(_cases())
@@ -540,43 +533,56 @@ SHACL_ENGINE_PROCESSES = 2
 
 
 @pytest.fixture(scope="module")
-def js_runs(tmp_path_factory, capture, downloaded, expanded):
-    """Both JavaScript engines, started at once in the background: rdf-validate-shacl on the
-    capture with the bundle, shacl-engine on its cases with the expanded bundle."""
+def rdf_validate_shacl_run(tmp_path_factory, capture, downloaded):
+    """rdf-validate-shacl on the capture with the bundle, started at once in the background."""
+    _require_node()
+    data = tmp_path_factory.mktemp("javascript") / "capture.nt"
+    data.write_bytes(capture.ntriples)
+    run = NodeRun("rdf-validate-shacl", downloaded, data)
+    yield run
+    run.stop()
+
+
+@pytest.fixture(scope="module")
+def shacl_engine_runs(tmp_path_factory, expanded):
+    """shacl-engine on its cases with the expanded bundle, started at once in the background: each
+    process with its part of the cases and tg-trace's pairs on them."""
     _require_node()
     folder = tmp_path_factory.mktemp("javascript")
-    data = folder / "capture.nt"
-    data.write_bytes(capture.ntriples)
-    runs = JavaScriptRuns(NodeRun("rdf-validate-shacl", downloaded, data))
+    runs = []
     for number in range(SHACL_ENGINE_PROCESSES):
         part = Capture(SHACL_ENGINE_CASES[number::SHACL_ENGINE_PROCESSES])
         path = folder / f"part{number}.nt"
         path.write_bytes(part.ntriples)
-        runs.shacl_engine.append((NodeRun("shacl-engine", expanded, path), part))
+        runs.append((NodeRun("shacl-engine", expanded, path), part))
     yield runs
-    for run in (runs.rdf_validate_shacl, *(run for run, _ in runs.shacl_engine)):
+    for run, _ in runs:
         run.stop()
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _javascript_engines_start_first(request):
-    """The JavaScript engines take minutes: started when this module begins, when the run holds a
-    test that reads them, they work beside the Python engines' tests."""
-    if _node_ready() and any("js_runs" in item.fixturenames for item in request.session.items
-                             if item.module is request.module):
-        request.getfixturevalue("js_runs")
+    """The JavaScript engines take minutes: each is started when this module begins, when the run
+    holds a test that reads it (shacl-engine's, only with the tests marked slow), and works beside
+    the Python engines' tests."""
+    if not _node_ready():
+        return
+    wanted = {name for item in request.session.items if item.module is request.module for name in item.fixturenames}
+    for name in ("rdf_validate_shacl_run", "shacl_engine_runs"):
+        if name in wanted:
+            request.getfixturevalue(name)
 
 
-def test_rdf_validate_shacl_agrees_with_tgtrace_on_the_core_rules(js_runs, capture, bundle_graph):
+def test_rdf_validate_shacl_agrees_with_tgtrace_on_the_core_rules(rdf_validate_shacl_run, capture, bundle_graph):
     """rdf-validate-shacl (SHACL Core) with the bundle as downloaded: the Core profile."""
-    assert _js_coded(bundle_graph, js_runs.rdf_validate_shacl.results()) == capture.core_pairs
+    assert _js_coded(bundle_graph, rdf_validate_shacl_run.results()) == capture.core_pairs
 
 
 @pytest.mark.slow
-def test_shacl_engine_agrees_with_tgtrace(js_runs, expanded):
+def test_shacl_engine_agrees_with_tgtrace(shacl_engine_runs, expanded):
     """shacl-engine with its SPARQL plugin and the expanded bundle: every rule."""
     shapes = rdflib.Graph().parse(expanded, format="turtle")
-    for run, part in js_runs.shacl_engine:
+    for run, part in shacl_engine_runs:
         assert _js_coded(shapes, run.results()) == part.pairs
         assert part.expected and {code for code, _ in part.pairs} & set(CORE_LEFT_OUT)
 

@@ -11,11 +11,14 @@ from conftest import EXAMPLES
 NOT_FOR_A_DEFAULT_RUN = ("tgtrace.shacl.reference", "pyshacl", "concurrent.futures.process", "rich",
                          "tgtrace.formats.listshow", "tgtrace.formats.html", "tgtrace.formats.sarif")
 
+# The command's own function (the console script's entry ends the process at once, before the
+# modules could be listed): it loads what the command loads.
 _RUN = """
-import json, runpy, sys
+import json, sys
 sys.argv = ["tg-trace", "lint", sys.argv[1], "--no-config", "--no-color", "--no-progress"]
+from tgtrace.cli import main
 try:
-    runpy.run_module("tgtrace.cli", run_name="__main__")
+    main()
 except SystemExit as end:
     code = end.code
 sys.stderr.write(json.dumps({"code": code, "loaded": sorted(sys.modules)}))

@@ -43,6 +43,7 @@ from .rules import get_rule, selfcheck
 from .rules.help import explain_rule, list_rules
 from .run import config, options
 from .run.baseline import Baseline
+from .run.lint import last_graph_kept
 from .run.settings import Output, Settings
 from .tracemodel.traces import PATTERNS
 from .views import traces as traceviews
@@ -856,5 +857,33 @@ def watch(collection: str | None, fmt: str | None, quiet_period: float, trace_ti
     sys.exit(1 if tally.failed(settings.fail_on) else 0)
 
 
+def entry() -> None:
+    """The tg-trace command as a process: ``main``, then an exit without the interpreter's teardown.
+
+    Freeing every object a lint made (the trace graph above all, which runs keep for this: see
+    ``last_graph_kept``) is work the operating system does at once when the process ends; mypy
+    leaves the same way. Standard output and error are flushed first, each output file is already
+    closed, and nothing tg-trace starts registers work for exit (a --jobs pool and a cluster are shut
+    down when their run ends). An exit that is not a plain status, or an output that cannot be
+    flushed (a closed pipe), is left to the interpreter's own exit, as before. In-process callers
+    (click's test runner, the pytest plugin) call ``main``: their graphs are freed as usual."""
+    with last_graph_kept():
+        try:
+            main()
+        except SystemExit as stop:
+            status = stop.code
+        else:  # main always ends with an exit; a status of 0 if it returns
+            status = 0
+        if status is None or isinstance(status, int):
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            else:
+                os._exit(status or 0)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    main()
+    entry()

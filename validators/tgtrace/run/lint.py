@@ -12,6 +12,8 @@ import importlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -42,6 +44,37 @@ from .settings import Settings
 DEFAULTS = Settings()
 # The reference engine (pySHACL, rdflib's SPARQL) is imported only when --engine shacl asks for it.
 _REFERENCE_ENGINE = "tgtrace.shacl.reference"
+
+# Where a run keeps the graph of the input it read last, in a process that leaves without the
+# interpreter's teardown (the tg-trace command): see last_graph_kept.
+_LAST_GRAPH: ContextVar[list[TraceGraph] | None] = ContextVar("tgtrace_last_graph", default=None)
+
+
+@contextmanager
+def last_graph_kept() -> Iterator[None]:
+    """Within this context each run keeps the graph of the input it read last, instead of freeing
+    it once judged, so that a process ending without teardown (``os._exit``) never frees it: at a
+    million triples, freeing the index object by object is about a twentieth of a lint. Only the
+    last one is kept (a graph is let go before the next input is read), so memory stays that of
+    one input. Leaving the context lets it go."""
+    token = _LAST_GRAPH.set([])
+    try:
+        yield
+    finally:
+        _LAST_GRAPH.reset(token)
+
+
+def _release_kept() -> None:
+    """Let the graph kept from the input read before go, before another is read."""
+    kept = _LAST_GRAPH.get()
+    if kept:
+        kept.clear()
+
+
+def _keep(graph: TraceGraph) -> None:
+    kept = _LAST_GRAPH.get()
+    if kept is not None:
+        kept.append(graph)
 
 def _message(rule: Rule, path: str | None, value: object) -> str:
     return fill_message(rule.message, {"value": tg.name(value) if value is not None else "(none)",
@@ -339,10 +372,13 @@ def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
     if settings.engine == "fast" and source.events is not None:
         yield from _lint_stream(source, settings)
         return
+    _release_kept()
     # The graph holds millions of objects and no cycles: the collector's full passes over it
     # would only cost time, from the parse to the last finding.
     with tg.collector_paused():
-        result = check_graph(source.graph(), settings)
+        graph = source.graph()
+        result = check_graph(graph, settings)
+    _keep(graph)
     yield result
 
 
@@ -380,6 +416,7 @@ def _judged(results: Iterable[InputResult], items: Sequence[Input], settings: Se
 def capture_graph(items: Sequence[Input]) -> TraceGraph:
     """The inputs as the parts of one capture, read into one graph: a trace cut across parts is
     whole in it, and a triple's place is the part (and its line) that holds it."""
+    _release_kept()
     parts = Parts()
     graph = TraceGraph(items[0].name, parts, TRUSTGRAPH)
     reading = Reading(graph)
@@ -404,7 +441,9 @@ def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Itera
         for item in items:
             yield InputResult(item.name)  # each part is a file of the report
         with tg.collector_paused():
-            yield check_graph(graph, settings)
+            result = check_graph(graph, settings)
+        _keep(graph)
+        yield result
 
     yield from _judged(results(), items, settings)
 
