@@ -241,6 +241,11 @@ def test_show_lists_only_the_findings_at_or_above_it_and_the_summary_counts_all(
     assert {f["severity"] for f in data["findings"]} == {"warning"}
     assert data["summary"]["info"] == 8 and data["summary"]["findings"] == 9
     assert data["summary"]["not_shown"] == 8
+    # HTML: the table lists the findings shown; its summary counts them all and says what it leaves out.
+    page = tg_trace("lint", *SHOWN, "--no-config", "--format", "html", "--show", "warning").stdout
+    assert page.count(' data-severity="warning"') == 1 and ' data-severity="info"' not in page
+    assert '<span class="info">8 info</span>' in page
+    assert '<span class="muted" id="not-shown">8 below warning not shown</span>' in page
 
 
 def test_show_never_changes_the_verdict():

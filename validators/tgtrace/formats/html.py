@@ -136,7 +136,10 @@ def render(report: Report, output: Output | None = None) -> str:
         '<section id="summary"><h2>Summary</h2><div class="counts">'
         f'<span class="error">{plural(counts.get("error", 0), "error")}</span>'
         f'<span class="warning">{plural(counts.get("warning", 0), "warning")}</span>'
-        f'<span class="info">{counts.get("info", 0)} info</span></div></section>',
+        f'<span class="info">{counts.get("info", 0)} info</span>'
+        # --show: the counts are of every finding; the table lists those at or above it.
+        + (f'<span class="muted" id="not-shown">{report.not_shown} below {report.shown_from} not shown</span>'
+           if report.not_shown else "") + "</div></section>",
     ]
     # Traces.
     # Its heading counts its rows; a trace that several files hold has a row for each file.
