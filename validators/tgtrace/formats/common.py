@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..ground.escaping import printable
 from ..ground.files import git_root
+from ..ground.model import Report
 
 # Names a loader gives input that did not come from a file.
 NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}
@@ -61,6 +62,12 @@ def shown_location(file: str | None, line: int | None, root: str | Path | None =
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
+
+
+def not_shown(report: Report) -> str:
+    """What --show left out of a report's list, as every summary says it ("8 below warning not
+    shown"); empty when it left out nothing."""
+    return f"{report.not_shown} below {report.shown_from} not shown" if report.not_shown else ""
 
 
 def severities(counts: dict[str, int]) -> str:

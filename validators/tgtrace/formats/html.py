@@ -21,7 +21,7 @@ from ..rules.advice import advise, short_iri
 from ..run.settings import Output
 from ..views.traces import TraceView, views_of_report
 from . import diagram
-from .common import census, plural, shown_location, shown_path
+from .common import census, not_shown, plural, shown_location, shown_path
 from .text import detail_lines
 
 _CSS = """
@@ -138,8 +138,8 @@ def render(report: Report, output: Output | None = None) -> str:
         f'<span class="warning">{plural(counts.get("warning", 0), "warning")}</span>'
         f'<span class="info">{counts.get("info", 0)} info</span>'
         # --show: the counts are of every finding; the table lists those at or above it.
-        + (f'<span class="muted" id="not-shown">{report.not_shown} below {report.shown_from} not shown</span>'
-           if report.not_shown else "") + "</div></section>",
+        + (f'<span class="muted" id="not-shown">{not_shown(report)}</span>' if report.not_shown else "")
+        + "</div></section>",
     ]
     # Traces.
     # Its heading counts its rows; a trace that several files hold has a row for each file.

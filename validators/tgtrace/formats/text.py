@@ -13,7 +13,7 @@ from ..ground.model import Finding, Report, Severity
 from ..inputs.excerpt import Excerpt, excerpts
 from ..rules.advice import Advice, advise
 from ..run.settings import Output
-from .common import census, plural, severities, shown_location, shown_path
+from .common import census, not_shown, plural, severities, shown_location, shown_path
 
 # An excerpt line longer than this is cut around the term at fault.
 EXCERPT_WIDTH = 100
@@ -50,8 +50,8 @@ def summary_line(report: Report) -> str:
         head += f" ({plural(report.baselined, 'known finding')} accepted by the baseline)"
     if not report.findings and not report.not_shown:
         return f"{head}: all clean."
-    hidden = f" ({report.not_shown} below {report.shown_from} not shown)" if report.not_shown else ""
-    return f"{head}: {severities(counts)}{hidden}."
+    hidden = not_shown(report)
+    return f"{head}: {severities(counts)}{f' ({hidden})' if hidden else ''}."
 
 
 def _cells(text: str) -> int:

@@ -76,6 +76,7 @@ def _keep(graph: TraceGraph) -> None:
     if kept is not None:
         kept.append(graph)
 
+
 def _message(rule: Rule, path: str | None, value: object) -> str:
     return fill_message(rule.message, {"value": tg.name(value) if value is not None else "(none)",
                                        "path": path or "(none)"})
