@@ -79,6 +79,22 @@ def test_a_process_about_to_exit_keeps_only_the_last_graph(monkeypatch):
     assert all(ref() is None for ref in judged)  # leaving the context lets the last one go
 
 
+def test_the_kept_graph_is_out_of_the_collectors_reach(monkeypatch):
+    # The collector's first passes after a lint would otherwise walk every object of the index
+    # (0.8 s at a million triples); leaving the context hands everything back to it.
+    judged = _graphs_judged(monkeypatch)
+    with run_lint.last_graph_kept():
+        api.lint(EXAMPLES / "document-rag.nq")
+        kept = judged[-1]()
+        assert kept is not None and gc.get_freeze_count() > kept.statements
+        walked = {id(obj) for obj in gc.get_objects()}
+        assert id(kept) not in walked
+        del kept
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert judged[-1]() is None
+
+
 def test_runs_in_a_process_that_stays_keep_no_graph(monkeypatch):
     judged = _graphs_judged(monkeypatch)
     api.lint(EXAMPLES / "document-rag.nq", EXAMPLES / "extraction.nq")
