@@ -20,7 +20,9 @@ over ``values`` (the value nodes) for any other; None when it cannot be written
 for these parameters. ``compiler.bind(x)`` names a Python object inside the
 expression; ``compiler.subclass`` says whether the graph has rdfs:subClassOf;
 ``compiler.types_expression(shapes)`` is the engine's test, on ``types_of(v)``,
-that v conforms to one of shapes (None when they read more than types).
+that v conforms to one of shapes (None when they read more than types);
+``compiler.conforms_expression(shape)`` asks the run whether v conforms to any
+shape (None where no run is at hand).
 
 The generic components (SHACL Core, in ``shacl/core/``) and the project's own
 (``rules/components.py``) register here alike; the engine knows no other.
@@ -68,6 +70,8 @@ if TYPE_CHECKING:
         def classes_of(self, shapes: list[Shape]) -> frozenset[str] | None: ...
 
         def types_expression(self, shapes: list[Shape]) -> str | None: ...
+
+        def conforms_expression(self, shape: Shape) -> str | None: ...
 
 
 

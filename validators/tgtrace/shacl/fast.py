@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 import pyoxigraph as ox
@@ -700,10 +699,10 @@ class _Run:
 
     def _generate(self, rules: list) -> _Runner:
         key_ = (tuple((id(shape), present) for shape, _, present in rules), self.subclass)
-        run = self.engine._generated.get(key_)
-        if run is None:
-            run = self.engine._generated[key_] = _generate_code(rules, self.subclass)
-        return partial(run, self), None
+        make = self.engine._generated.get(key_)
+        if make is None:
+            make = self.engine._generated[key_] = _generate_code(rules, self.subclass)
+        return make(self), None
 
 
 # Per shape, computed once: whether it finds its values itself. Shapes are never mutated
@@ -843,9 +842,11 @@ class Compiler:
     """What the components' compiled forms are written with (see engines/component.py): Python
     objects bound to names of one namespace, and the engine's tests of shapes on a node's types."""
 
-    def __init__(self, subclass: bool, namespace: dict | None = None) -> None:
+    def __init__(self, subclass: bool, namespace: dict | None = None, in_run: bool = False) -> None:
         self.subclass = subclass
         self.namespace = {"Literal": ox.Literal} if namespace is None else namespace
+        # Whether expressions run inside a run's generated code, where ``conforms`` is the run's.
+        self.in_run = in_run
 
     def bind(self, value: object, name: str | None = None) -> str:
         name = name or f"t{len(self.namespace)}"
@@ -876,7 +877,16 @@ class Compiler:
         tests = [_types_test(m) for m in shapes]
         if None in tests:
             return None
-        return f"any(f(types_of(v)) for f in {self.bind(tuple(tests))})"
+        # Each test called in turn on the types read once: no generator per value.
+        first, *rest = (self.bind(test) for test in tests)
+        if not rest:
+            return f"{first}(types_of(v))"
+        return "(" + " or ".join([f"{first}(_kinds := types_of(v))", *(f"{name}(_kinds)" for name in rest)]) + ")"
+
+    def conforms_expression(self, shape: Shape) -> str | None:
+        """v conforms to shape, asked of the run (which evaluates or compiles it once); None
+        outside a run's generated code."""
+        return f"conforms({self.bind(shape)}, v)" if self.in_run else None
 
     def expression(self, constraint: Constraint) -> str | None:
         """The constraint's compiled form, or None when its component has none for these parameters."""
@@ -908,42 +918,49 @@ def _values_function(constraint: Constraint) -> Callable | None:
 
 
 def _generate_code(rules: list, subclass: bool) -> Callable:
-    """One Python function running the value-reading checks of every predicate-path shape of a kind."""
+    """One Python function running the value-reading checks of every predicate-path shape of a
+    kind, made per run: ``make(runner)`` binds what the run gives (the graph, the tests built for
+    it) once, and returns ``run(node, props)``, called per node."""
     namespace: dict = {"Literal": ox.Literal}
-    compiler = Compiler(subclass, namespace)
-    lines = ["def run(runner, node, props):", "    index = runner.graph", "    types_of = index.types_of",
-             "    context = runner.context"]
+    compiler = Compiler(subclass, namespace, in_run=True)
+    # Per run: what every node's checks read, bound once.
+    head = ["def make(runner):", "    index = runner.graph", "    types_of = index.types_of",
+            "    context = runner.context", "    conforms = runner.conforms", "    hit = runner.hit",
+            "    constraint = runner.constraint"]
+    lines = ["    def run(node, props):"]
 
     bind = compiler.bind
     for shape, constraints, present in rules:
         s = bind(shape)
         if len(present) == 1:
-            lines.append(f"    values = props[{present[0]!r}]")
+            lines.append(f"        values = props[{present[0]!r}]")
         elif present:
             # The values of each predicate once (SHACL's value nodes are a set), in order.
             joined = ", ".join(f"*props[{p!r}]" for p in present)
-            lines.append(f"    values = list(dict.fromkeys([{joined}]))")
+            lines.append(f"        values = list(dict.fromkeys([{joined}]))")
         else:
-            lines.append("    values = ()")
-        for constraint in constraints:
-            iri = constraint.component
+            lines.append("        values = ()")
+        for checked in constraints:
+            iri = checked.component
             c = bind(iri)
             native = COMPONENTS.get(iri)
-            expression = compiler.expression(constraint)
+            expression = compiler.expression(checked)
             if expression is not None and native is not None and native.value_test is None:  # of the set of values
-                lines.append(f"    if not ({expression}): yield runner.hit({s}, {c}, node, None, None)")
+                lines.append(f"        if not ({expression}): yield hit({s}, {c}, node, None, None)")
                 continue
             if expression is None and native is not None and native.value_test is not None:
                 # Built once per run (the test may ask the run whether a node conforms to a shape).
-                lines.append(f"    test = runner.test({bind(constraint)})")
-                expression = "test(index, v)"
+                test = f"test{len(head)}"
+                head.append(f"    {test} = runner.test({bind(checked)})")
+                expression = f"{test}(index, v)"
             if expression is not None:
-                lines.append("    for v in values:")
-                lines.append(f"        if not ({expression}): yield runner.hit({s}, {c}, node, v, None)")
+                lines.append("        for v in values:")
+                lines.append(f"            if not ({expression}): yield hit({s}, {c}, node, v, None)")
             else:
-                lines.append(f"    yield from runner.constraint({s}, {bind(constraint)}, node, list(values))")
-    exec(compile("\n".join(lines), "<tgtrace compiled shapes>", "exec"), namespace)
-    return namespace["run"]
+                lines.append(f"        yield from constraint({s}, {bind(checked)}, node, list(values))")
+    lines.append("    return run")
+    exec(compile("\n".join(head + lines), "<tgtrace compiled shapes>", "exec"), namespace)
+    return namespace["make"]
 
 
 def lint(graph: TraceGraph, engine: Engine) -> list[Hit]:

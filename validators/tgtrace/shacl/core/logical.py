@@ -43,8 +43,18 @@ def _and(ctx: Context, params: Params) -> ValueTest:
 
 
 def _or_compiled(params: Params, compiler: CompilerLike) -> str | None:
-    # Members that read only a node's types (sh:class tests, mostly) are judged on its types.
-    return compiler.types_expression(list(param(params, "or")))
+    # Members that read only a node's types (sh:class tests, mostly) are judged on its types, in
+    # one test; the others are asked of the run only when none of those holds.
+    members = list(param(params, "or"))
+    whole = compiler.types_expression(members)
+    if whole is not None:
+        return whole
+    typed = [m for m in members if compiler.shape_types_test(m) is not None]
+    by_types = compiler.types_expression(typed) if typed else None
+    others = [compiler.conforms_expression(m) for m in members if m not in typed]
+    if by_types is None or None in others:
+        return None
+    return " or ".join([f"({by_types})", *others])  # type: ignore[list-item]  # None ruled out above
 
 
 def _or_types(params: Params, compiler: CompilerLike) -> TypesTest | None:
