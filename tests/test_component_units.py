@@ -10,6 +10,7 @@ component.
 
 from __future__ import annotations
 
+import pyoxigraph as ox
 import pytest
 import rdflib
 from conftest import EXAMPLES
@@ -103,8 +104,11 @@ def _disagreements(model: ShapesModel, graph: TraceGraph) -> tuple[list[str], se
     for shape, constraint in _constraints(model):
         name = constraint.component.removeprefix(SH)
         native = COMPONENTS[constraint.component]
-        for subclass in (False, True):
-            compiled = Compiler(subclass).function(constraint)
+        # Also as in a run's generated code, where a form may ask the run whether a value
+        # conforms to a shape (an sh:or of type-judged members and others).
+        for subclass, in_run in ((False, False), (True, False), (False, True)):
+            namespace = {"Literal": ox.Literal, "conforms": run.conforms}
+            compiled = Compiler(subclass, namespace, in_run=in_run).function(constraint)
             if compiled is None:
                 continue
             ran.add(constraint.component)
@@ -116,7 +120,7 @@ def _disagreements(model: ShapesModel, graph: TraceGraph) -> tuple[list[str], se
                     run.context, shape, None, vs, constraint.params)), None) is None)]
             if wrong:
                 problems.append(f"{name}: the compiled form and the check disagree on {len(wrong)} of "
-                                f"{len(values) if native.value_test else len(sets)} (subclass={subclass}, "
+                                f"{len(values) if native.value_test else len(sets)} (subclass={subclass}, in_run={in_run}, "
                                 f"shape {shape.node}), first {repr(wrong[0])[:160]}")
     run.release()
     return problems, ran
