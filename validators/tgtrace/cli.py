@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import click
+import pyoxigraph as ox
 
 from . import api
 from .formats import (
@@ -37,15 +38,16 @@ from .ground import limits
 from .ground.errors import TgTraceError
 from .ground.escaping import message, printable, redact, safe_layout
 from .ground.files import Appended, refuse_inputs, write_atomic
+from .ground.graph import term
 from .ground.model import Finding, Report, Severity
 from .inputs.loaders import expand_paths, load
 from .rules import get_rule, selfcheck
 from .rules.help import explain_rule, list_rules
 from .run import config, options
 from .run.baseline import Baseline
-from .run.lint import last_graph_kept
+from .run.lint import graphs_not_judged, last_graph_kept
 from .run.settings import Output, Settings
-from .tracemodel.traces import PATTERNS
+from .tracemodel.traces import PATTERNS, graph_statements
 from .views import traces as traceviews
 
 if TYPE_CHECKING:
@@ -424,9 +426,14 @@ _RDF_NAMES = {"nquads": "N-Quads", "trig": "TriG", "ntriples": "N-Triples"}
               help="N-Quads or TriG, both RDF 1.2 (triple terms written <<( s p o )>>); ntriples: N-Triples 1.2, "
                    "the named graphs merged, for tools that read one graph.")
 @_table_options("convert")
+@click.option("--state-graphs", is_flag=True, default=False,
+              help="Also state where each subject's statements were written: one tgl:namedGraph statement per "
+                   "graph (its IRI, or tg:defaultGraph), in the default graph, so that a SHACL processor, which "
+                   "sees one graph, judges the named-graph rules (G001, G002) as tg-trace does.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
-def convert(paths: tuple[str, ...], fmt: str, input_format: str | None, output_file: str | None) -> None:
+def convert(paths: tuple[str, ...], fmt: str, input_format: str | None, state_graphs: bool,
+            output_file: str | None) -> None:
     """Write the graph tg-trace reads from trace files (any input lint takes: wire JSON, explain
     streams, every RDF syntax) as N-Quads or TriG 1.2, so that another RDF tool, such as a SHACL
     processor given the published shapes, checks exactly the graph tg-trace judges.
@@ -439,6 +446,8 @@ def convert(paths: tuple[str, ...], fmt: str, input_format: str | None, output_f
 
     refuse_inputs({"-o": output_file}, expand_paths([p for p in paths if p != "-"]))
     quads: list = []
+    stated: list = []
+    unjudged: list[str] = []
     for path in paths:
         for item in load(path, input_format):
             start = len(quads)
@@ -446,7 +455,14 @@ def convert(paths: tuple[str, ...], fmt: str, input_format: str | None, output_f
                 quads.extend(item.quads())
             if len(quads) == start:
                 raise item.no_triples()
-    data = rdf.serialize(quads, fmt)
+            if item.carries_graphs is False:
+                unjudged.append(item.name)
+            elif state_graphs:
+                stated.extend(ox.Quad(*map(term, triple)) for triple in graph_statements(item.graph()))
+    data = rdf.serialize(quads + stated, fmt)
+    if unjudged:
+        # Written in the default graph, which is not where their emitter wrote them, maybe.
+        click.echo(f"tg-trace: note: {printable(graphs_not_judged(unjudged))}; written in the default graph", err=True)
     if output_file:
         write_atomic(output_file, data)
         _wrote(output_file, f"{plural(len(quads), 'triple')} as {_RDF_NAMES[fmt]}")

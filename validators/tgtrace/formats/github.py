@@ -50,4 +50,6 @@ def render(report: Report, output: Output) -> str:
     lines = "".join(annotation(f, output.root) + "\n" for f in report.findings)
     if report.gate_off:
         lines += f"::warning title=tg-trace::{_escape_data(report.gate_off)}\n"
+    for note in report.notes:
+        lines += f"::notice title=tg-trace::{_escape_data(note)}\n"
     return lines

@@ -132,6 +132,7 @@ def render(report: Report, output: Output | None = None) -> str:
         f"<div>{census(len(report.files), len(report.traces), report.repeated)}, "
         f"{plural(report.triples, 'triple')}: {'passed' if report.conforms else 'failed'}</div>"
         + (f'<div class="warning" id="gate-off">{_e(report.gate_off)}</div>' if report.gate_off else "")
+        + "".join(f'<div class="muted note">{_e(note)}</div>' for note in report.notes)
         + "</header><main>",
         '<section id="summary"><h2>Summary</h2><div class="counts">'
         f'<span class="error">{plural(counts.get("error", 0), "error")}</span>'

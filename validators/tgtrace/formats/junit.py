@@ -60,10 +60,13 @@ def to_element(report: Report, root: str | Path | None = None) -> ET.Element:
     for file, cases in suites.items():
         shown = NO_FILE if file == NO_FILE else shown_path(file, root)
         suite = ET.SubElement(top, "testsuite", name=shown)
-        if report.gate_off:
+        if report.gate_off or report.notes:
             # Properties come first in a suite (the JUnit schema's order).
             properties = ET.SubElement(suite, "properties")
-            ET.SubElement(properties, "property", name="tg-trace.gate-off", value=printable(report.gate_off))
+            if report.gate_off:
+                ET.SubElement(properties, "property", name="tg-trace.gate-off", value=printable(report.gate_off))
+            for note in report.notes:
+                ET.SubElement(properties, "property", name="tg-trace.note", value=printable(note))
         failures = 0
         for trace, findings in cases.items():
             case = ET.SubElement(suite, "testcase", classname=shown, name=printable(trace) if trace else NO_TRACE)

@@ -37,6 +37,7 @@ def render(report: Report, output: Output | None = None) -> str:
     ]
     if report.gate_off:
         lines.append(f":warning: **{_cell(report.gate_off)}.**")
+    lines += [f":information_source: {_cell(note)}." for note in report.notes]
     if baselined:
         accepted = "was" if baselined == 1 else "were"
         lines.append(f"{plural(baselined, 'known finding')} {accepted} accepted by the baseline.")

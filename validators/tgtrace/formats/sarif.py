@@ -168,7 +168,9 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
         },
         "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
         "invocations": [{"executionSuccessful": True, **({"toolExecutionNotifications": [
-            {"level": "warning", "message": {"text": report.gate_off}}]} if report.gate_off else {})}],
+            *([{"level": "warning", "message": {"text": report.gate_off}}] if report.gate_off else []),
+            *({"level": "note", "message": {"text": note}} for note in report.notes)]}
+            if report.gate_off or report.notes else {})}],
         "results": results,
         "properties": {"summary": report.summary()},
     }

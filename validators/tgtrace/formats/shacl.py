@@ -109,9 +109,9 @@ def _result(finding: Finding) -> str:
 
 def render(report: Report, output: Output) -> str:
     lines = [PREFIXES, "[] a sh:ValidationReport ;", f"    sh:conforms {'false' if report.findings or report.not_shown else 'true'}"]
-    if report.gate_off:
+    for comment in ([report.gate_off] if report.gate_off else []) + report.notes:
         lines[-1] += " ;"
-        lines.append(f"    rdfs:comment {turtle_string(report.gate_off)}")
+        lines.append(f"    rdfs:comment {turtle_string(comment)}")
     if report.findings:
         lines[-1] += " ;"
         lines.append("    sh:result " + ", ".join(_result(finding) for finding in report.findings))

@@ -129,4 +129,7 @@ def render(report: Report, output: Output) -> str:
     if report.gate_off:
         notice = f"warning: {printable(report.gate_off)}."
         lines.append(f"[bold yellow]{escape(notice)}[/]" if color else notice)
+    for note in report.notes:
+        said = f"note: {printable(note)}."
+        lines.append(f"[dim]{escape(said)}[/]" if color else said)
     return "\n".join(lines)

@@ -57,6 +57,9 @@ _NONE: tuple = ()
 _NO_PROPERTIES: Mapping[str, Sequence[Node]] = MappingProxyType({})
 _STATEMENT_TYPES = frozenset({STATEMENT})
 
+# The graph name the graph keeps for a statement of the default graph (a named graph's is its IRI).
+DEFAULT_GRAPH = ""
+
 # What a predicate's triples add to the graph besides subject -> predicate -> objects.
 _PLAIN, _DERIVES, _OWNS, _TYPES = "plain", "derives", "owns", "types"
 
@@ -220,6 +223,12 @@ class TraceGraph:
         self._first: dict[Node, int] = {}
         self._later: dict[Node, list[int]] = {}
         self._statements = 0
+        # The named graphs of the statements read from inputs that carry graph names (``graphs``
+        # of add_quads): subject -> the graph of its first such statement, and, for a subject whose
+        # statements lie in more than one graph, (predicate, object) -> every graph a statement of
+        # it was written in, for each statement not written in that first graph alone.
+        self._graph_of: dict[Node, str] = {}
+        self._elsewhere: dict[Node, dict[tuple[str, Node], list[str]]] = {}
 
     # -------------------------------------------------------------- building
 
@@ -229,20 +238,33 @@ class TraceGraph:
         given no statement number, so no line."""
         self._insert((ox.Quad(term(s), _NamedNode(p), term(o)),), numbered=False)
 
-    def add_quads(self, quads: Iterable[ox.Quad], read: ReadTerms | None = None) -> int:
-        """Add pyoxigraph quads (graph names are dropped), numbered as the input's statements in
-        order, across calls; returns how many were read. ``read``, when given, gets the distinct
-        terms read, for a loader to check once each."""
-        return self._insert(quads, numbered=True, read=read)
+    def add_quads(self, quads: Iterable[ox.Quad], read: ReadTerms | None = None, graphs: bool = False) -> int:
+        """Add pyoxigraph quads, numbered as the input's statements in order, across calls; returns
+        how many were read. ``read``, when given, gets the distinct terms read, for a loader to
+        check once each. ``graphs``: the input carries graph names (N-Quads, TriG, TrustGraph's wire
+        triples), and the graph keeps the one each statement was written in; else they are
+        dropped, and its statements' graphs are not known."""
+        return self._insert(quads, numbered=True, read=read, graphs=graphs)
 
-    def _insert(self, quads: Iterable[ox.Quad], numbered: bool, read: ReadTerms | None = None) -> int:
+    def _insert(self, quads: Iterable[ox.Quad], numbered: bool, read: ReadTerms | None = None,  # noqa: C901, PLR0912, PLR0915
+                graphs: bool = False) -> int:
         """The one insert path: each quad's triple into the index (once: a repeated triple is
         read, counted and dropped), and what its predicate adds besides: the inverse of
         derivation, the owners of sub-entities and asserted types (IRIs and blank nodes alike;
         a literal or a triple term owns and types nothing). ``numbered``: each quad is the
-        input's next statement, and the runs of each subject's statements are noted."""
+        input's next statement, and the runs of each subject's statements are noted. ``graphs``:
+        each statement's graph name is kept (``graphs_of``).
+
+        One loop, its branches inline: a call per quad would cost more than all it does at a
+        million quads."""
         out, types, intern, children, owners = self._out, self._types, _intern, self._children, self._owners
         first, later = self._first, self._later
+        graph_of, elsewhere = self._graph_of, self._elsewhere
+        # The graph of the quads being read (its key), and whether the current run of a subject's
+        # statements lies in that subject's first graph (then nothing more is noted per quad).
+        graph_key = DEFAULT_GRAPH
+        in_first_graph = True
+        graph_changed = False
         count = start = self._statements  # numbered across calls, as the lines of one input
         last_term: Any = None
         last_graph: Any = None
@@ -257,20 +279,23 @@ class TraceGraph:
         iri_read = other_read = None
         if read is not None:
             iri_read, other_read = read.iris.add, read.others.add
+        watch_graph = iri_read is not None or graphs
         self._invalidate()
         with collector_paused():
             for quad in quads:
                 count += 1
-                if iri_read is not None:
+                if watch_graph:
                     g = quad.graph_name
                     if g != last_graph:
                         last_graph = g
-                        other_read(g)  # type: ignore[misc]  # both set together
+                        graph_key = self._graph_read(g, other_read)
+                        graph_changed = graphs
                 # Emitters write an entity's triples together: comparing the subject term with the
                 # last one is cheaper than making its key, so a key is made once per run.
                 s = quad.subject
                 if s != last_term:
                     last_term = s
+                    graph_changed = graphs
                     kind = type(s)
                     k = intern(s.value) if kind is _NamedNode else "_:" + s.value if kind is _BlankNode else s
                     props = out.get(k)
@@ -282,6 +307,11 @@ class TraceGraph:
                             (iri_read if kind is _NamedNode else other_read)(k)  # type: ignore[misc]  # both set together
                     elif numbered:
                         later.setdefault(k, []).append(count)
+                if graph_changed:
+                    # A new run of the subject's statements, or of the input's graph: a few
+                    # dictionary operations per run, none per quad where both stay the same.
+                    graph_changed = False
+                    in_first_graph = graph_of.setdefault(k, graph_key) == graph_key
                 known = predicates.get(quad.predicate)
                 if known is None:
                     known = predicates[quad.predicate] = _predicate_role(intern(quad.predicate.value), owning)
@@ -299,10 +329,14 @@ class TraceGraph:
                 values = props.get(p)
                 if values is None:
                     props[p] = [o]
-                elif o in values:
-                    continue
-                else:
+                elif o not in values:
                     values.append(o)
+                else:
+                    if graphs and (not in_first_graph or k in elsewhere):
+                        self._note_repeat(k, p, o, graph_key)
+                    continue
+                if not in_first_graph:
+                    elsewhere.setdefault(k, {})[(p, o)] = [graph_key]
                 if role is not _PLAIN:
                     if role is _DERIVES:
                         children[o].append(k)
@@ -318,6 +352,28 @@ class TraceGraph:
         if numbered:
             self._statements = count
         return count - start
+
+    @staticmethod
+    def _graph_read(g: Any, other_read: Callable[[Any], None] | None) -> str:
+        """The key of a graph name read (its interned IRI, or DEFAULT_GRAPH), noted as a term read
+        where a loader checks them."""
+        if other_read is not None:
+            other_read(g)
+        return _intern(g.value) if type(g) is _NamedNode else DEFAULT_GRAPH
+
+    def _note_repeat(self, k: Node, p: str, o: Node, graph_key: str) -> None:
+        """A statement read again, in the graph ``graph_key``: noted when that is another graph
+        than the ones it was written in before."""
+        statements = self._elsewhere.setdefault(k, {})
+        noted = statements.get((p, o))
+        if noted is None:
+            first = self._graph_of[k]
+            if first != graph_key:
+                statements[(p, o)] = [first, graph_key]
+            elif not statements:
+                del self._elsewhere[k]
+        elif graph_key not in noted:
+            noted.append(graph_key)
 
     def _invalidate(self) -> None:
         self._inverse = self._heads = None
@@ -343,6 +399,9 @@ class TraceGraph:
         first, later = self._first, self._later
         sub._first.update((s, first[s]) for s in kept if s in first)
         sub._later.update((s, list(later[s])) for s in kept if s in later)
+        sub._graph_of.update((s, self._graph_of[s]) for s in kept if s in self._graph_of)
+        sub._elsewhere.update((s, {k: list(v) for k, v in self._elsewhere[s].items()})
+                              for s in kept if s in self._elsewhere)
         sub._statements = self._statements
         return sub
 
@@ -398,6 +457,53 @@ class TraceGraph:
         """Subject -> the numbers of the statements that start its later runs, for a subject
         whose statements are not all together (read only)."""
         return MappingProxyType(self._later)
+
+    # ---------------------------------------------------------- named graphs
+
+    def graphs_of(self, node: Node) -> tuple[str, ...]:
+        """The named graphs the node's statements were written in (``DEFAULT_GRAPH`` for the
+        default graph), first the one its first statement was in; empty where no input that
+        carries graph names stated anything of it."""
+        first = self._graph_of.get(node)
+        if first is None:
+            return _NONE
+        statements = self._elsewhere.get(node)
+        if not statements:
+            return (first,)
+        found = {first: None}
+        for noted in statements.values():
+            found.update(dict.fromkeys(noted))
+        return tuple(found)
+
+    def statement_graphs(self, s: Node, p: str, o: Node) -> tuple[str, ...]:
+        """The named graphs the statement was written in (as ``graphs_of``)."""
+        first = self._graph_of.get(s)
+        if first is None:
+            return _NONE
+        statements = self._elsewhere.get(s)
+        noted = statements.get((p, o)) if statements else None
+        return tuple(noted) if noted else (first,)
+
+    def written_outside(self, graph_name: str) -> Iterator[Node]:
+        """The subjects with a statement written in another graph than ``graph_name`` (subjects
+        whose graphs are not known aside)."""
+        elsewhere = self._elsewhere
+        for node, first in self._graph_of.items():
+            if first != graph_name or (node in elsewhere and any(
+                    name != graph_name for noted in elsewhere[node].values() for name in noted)):
+                yield node
+
+    def forget_graphs(self, nodes: Iterable[Node]) -> None:
+        """Forget the graphs of the statements of ``nodes`` (read from an input that turned out to
+        name no graph)."""
+        for node in nodes:
+            self._graph_of.pop(node, None)
+            self._elsewhere.pop(node, None)
+
+    @property
+    def graphs_known(self) -> bool:
+        """Whether any statement's graph is known (an input carrying graph names was read)."""
+        return bool(self._graph_of)
 
     # --------------------------------------------------------------- reading
 

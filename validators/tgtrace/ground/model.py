@@ -124,6 +124,9 @@ class Report:
     # verdict still count them (:meth:`showing`).
     hidden: dict[str, int] = field(default_factory=dict)
     shown_from: Severity | None = None
+    # What the run says once about what it could not judge (the named graphs of inputs whose
+    # format carries none): every format shows these notes beside its summary.
+    notes: list[str] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[Finding]:
         return iter(self.findings)
@@ -184,5 +187,6 @@ class Report:
             "conforms": self.conforms,
             "trace_models": dict(sorted(Counter(self.trace_models.values()).items())),
             **({"gate_off": self.gate_off} if self.gate_off else {}),
+            **({"notes": list(self.notes)} if self.notes else {}),
             **({"shown_from": str(self.shown_from), "not_shown": self.not_shown} if self.shown_from else {}),
         }

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 import pyoxigraph as ox
 
+from ..ground import graph as tg
 from ..ground.errors import TgTraceError
 from ..ground.escaping import message, printable
 from ..ground.graph import ReadTerms, TraceGraph, collector_paused
@@ -33,6 +34,16 @@ RDF_FORMATS = {
     "rdfxml": ox.RdfFormat.RDF_XML,
 }
 LINE_FORMATS = {"nquads", "ntriples"}
+# Whether a format carries the graph each statement was written in (None: a JSON-LD document names
+# graphs or not, and carries them when it names one). TrustGraph's wire triples do: a triple
+# without "g" is in the default graph.
+CARRIES_GRAPHS: dict[str, bool | None] = {
+    "nquads": True, "trig": True, "jsonld": None, "turtle": False, "ntriples": False, "rdfxml": False,
+    "wire": True, "jsonl": True, "frames": True, "envelopes": True, "triples": True, "dump": True,
+    "kgcore": True, "tgx": False, "objects": True,
+}
+# Input.graph_names when the format decides.
+BY_FORMAT = "format"
 FORMAT_NAMES = {"nquads": "N-Quads", "ntriples": "N-Triples", "turtle": "Turtle", "trig": "TriG", "jsonld": "JSON-LD",
                 "rdfxml": "RDF/XML", "wire": "TrustGraph wire JSON", "jsonl": "explain stream (JSONL)",
                 "objects": "Python objects", "frames": "TrustGraph export frames (JSONL)",
@@ -86,6 +97,17 @@ class Input:
     # The quads as pyoxigraph's lenient parser reads them, where what it skips can be checked
     # afterwards (``lenient.py``: N-Quads and N-Triples, from a file or bytes).
     _lenient_quads: Callable[[], Iterator[ox.Quad]] | None = None
+    # Whether the input carries graph names, where its format alone does not say (an rdflib Graph
+    # does not, a Dataset does; a workspace export's graphs are put back by class, not read).
+    graph_names: bool | None | str = BY_FORMAT
+
+    @property
+    def carries_graphs(self) -> bool | None:
+        """Whether the input says which named graph each statement was written in (None: when it
+        names a graph at all, as a JSON-LD document may)."""
+        if self.graph_names != BY_FORMAT:
+            return self.graph_names  # type: ignore[return-value]  # BY_FORMAT is the only str
+        return CARRIES_GRAPHS.get(self.format, False)
 
     def quads(self) -> Iterator[ox.Quad]:
         """The quads; iterate them inside ``with input.reading():`` to get InputError for bad input."""
@@ -153,11 +175,14 @@ class Reading:
     def read(self, item: Input) -> int:
         """Read one input into the graph; returns how many statements it held."""
         quads = item.lenient_quads()
+        graphs = item.carries_graphs
         try:
             if quads is None:
                 with item.reading():
-                    return self._graph.add_quads(item.quads())
-            count = self._graph.add_quads(quads, self._read)
+                    if graphs is None:
+                        return self._read_naming_graphs(item.quads())
+                    return self._graph.add_quads(item.quads(), graphs=graphs)
+            count = self._graph.add_quads(quads, self._read, graphs=bool(graphs))
         except InputError:
             self.finish()
             raise
@@ -167,6 +192,28 @@ class Reading:
             with item.reading():
                 raise
         self._lenient.append(item)
+        return count
+
+    def _read_naming_graphs(self, quads: Iterable[ox.Quad]) -> int:
+        """Quads of a document that may name graphs or not (JSON-LD): read with their graphs, which
+        are forgotten again when the document named none (its statements' graphs are not known)."""
+        graph = self._graph
+        fresh: set = set()
+        named = False
+
+        def noted() -> Iterator[ox.Quad]:
+            nonlocal named
+            for quad in quads:
+                if not named:
+                    named = type(quad.graph_name) is ox.NamedNode
+                    node = tg.key(quad.subject)
+                    if not graph.graphs_of(node):
+                        fresh.add(node)
+                yield quad
+
+        count = graph.add_quads(noted(), graphs=True)
+        if not named:
+            graph.forget_graphs(fresh)
         return count
 
     def finish(self) -> None:

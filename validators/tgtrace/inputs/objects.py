@@ -17,7 +17,10 @@ def from_object(source: Any) -> Input:
         quads = _quads(source)
     except WireError as exc:
         raise InputError("<objects>", None, exc.problem) from None
-    return Input(_name(source), "objects", lambda: iter(quads))
+    # An rdflib Graph holds no graph names; a Dataset, wire dicts, events, quads and TrustGraph
+    # Triples do.
+    carries = not _is_rdflib(source) or isinstance(source, (rdflib.Dataset, rdflib.ConjunctiveGraph))
+    return Input(_name(source), "objects", lambda: iter(quads), graph_names=carries)
 
 
 def _name(source: Any) -> str:

@@ -75,7 +75,7 @@ class StreamLinter:
 
     def _graph(self, component: Component) -> TraceGraph:
         graph = TraceGraph(self.name, KnownLines(component.lines), TRUSTGRAPH)
-        graph.add_quads(component.quads)
+        graph.add_quads(component.quads, graphs=True)
         return graph
 
     def _join(self, keys: list) -> Component:

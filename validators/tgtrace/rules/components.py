@@ -17,14 +17,17 @@ from typing import TYPE_CHECKING, NoReturn
 
 import pyoxigraph as ox
 
-from ..ground.graph import DERIVED, Node, TraceGraph, is_iri
+from ..ground.graph import DEFAULT_GRAPH, DERIVED, Node, TraceGraph, is_iri
 from ..ground.namespaces import TG, TGL
 from ..shacl.component import TARGET_NODES, TARGET_TYPES, component, param, per_value, true
 from ..tracemodel.generations import infer
 from ..tracemodel.reader import reader_missed
 from ..tracemodel.traces import (
+    DOCUMENT,
     answer_pattern,
     goals_unanswered,
+    graph_iri,
+    hung_under,
     is_root_question,
     leaves,
     loop_never_ran,
@@ -299,3 +302,28 @@ def _reached_by_reader(ctx: Context, shape: Shape, focus: Node, values: Sequence
                        params: _Params) -> _Results:
     if true(param(params, "reachedByReader", TGL)) and focus in reader_missed(ctx.graph):
         yield focus, None
+
+
+def _written_elsewhere(graph: TraceGraph, params: _Params) -> frozenset:
+    """The subjects with a statement written in another graph than the parameter's (found once
+    per graph and graph IRI: in a capture written right, none)."""
+    wanted = str(param(params, "writtenIn", TGL))
+    return graph.fact(f"written outside {wanted}",
+                      lambda graph: frozenset(graph.written_outside(DEFAULT_GRAPH if wanted == graph_iri("") else wanted)))
+
+
+@component("WrittenInConstraintComponent", "writtenIn", namespace=TGL, own_values=True,
+           candidates=_written_elsewhere)
+def _written_in(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: _Params) -> _Results:
+    graph = ctx.graph
+    wanted = str(param(params, "writtenIn", TGL))
+    for name in graph.graphs_of(focus):
+        iri = graph_iri(name)
+        if iri == wanted:
+            continue
+        # What the focus hangs under, written in the same graph, is out of place itself: it is the
+        # one reported (a tg:Document aside: the librarian writes it in the default graph).
+        if any(name in graph.graphs_of(parent) and DOCUMENT not in graph.types_of(parent)
+               for parent in hung_under(graph, focus)):
+            continue
+        yield iri, None

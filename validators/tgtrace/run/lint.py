@@ -35,7 +35,7 @@ from ..rules.advice import capture_notes
 from ..shacl.component import COMPONENTS
 from ..shacl.fast import IMPLEMENTED_COMPONENTS, Engine
 from ..tracemodel.generations import Inference, infer
-from ..tracemodel.traces import TRUSTGRAPH, trace_roots
+from ..tracemodel.traces import TRUSTGRAPH, graph_statements, trace_roots
 from ..tracemodel.vocabulary import declarations, declared_terms
 from .baseline import load as load_baseline
 from .coverage import coverage
@@ -112,6 +112,8 @@ class InputResult:
     terms: Counter = field(default_factory=Counter)
     type_sets: Counter = field(default_factory=Counter)
     extra: dict = field(default_factory=dict)
+    # The input's format carries no graph names (Turtle, N-Triples, ...): its graphs were not judged.
+    graphs_unjudged: bool = False
 
 
 @cache
@@ -152,7 +154,8 @@ def _checked(graph: TraceGraph, settings: Settings) -> tuple[set, list, dict]:
     if settings.engine == "fast":
         hits = list(fast.check(graph, declared))
     elif checked_engine(settings.engine, "engine") == "shacl":
-        hits = importlib.import_module(_REFERENCE_ENGINE).check(graph, model_for(settings.codes), settings.codes)
+        hits = importlib.import_module(_REFERENCE_ENGINE).check(graph, model_for(settings.codes), settings.codes,
+                                                                list(graph_statements(graph)))
     return declared, hits, infer(graph)
 
 
@@ -395,7 +398,9 @@ def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
     # The graph holds millions of objects and no cycles: the collector's full passes over it
     # would only cost time, from the parse to the last finding.
     with tg.collector_paused():
-        result = _judge(source.graph(), settings)
+        graph = source.graph()
+        result = _judge(graph, settings)
+        result.graphs_unjudged = not graph.graphs_known
     yield result
 
 
@@ -457,7 +462,8 @@ def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Itera
 
     def results() -> Iterator[InputResult]:
         for item in items:
-            yield InputResult(item.name)  # each part is a file of the report
+            # Each part is a file of the report; one whose format carries no graph names said so.
+            yield InputResult(item.name, graphs_unjudged=item.carries_graphs is False)
         yield result
 
     yield from _judged(results(), items, settings)
@@ -560,6 +566,7 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
     used: Counter = Counter()
     type_sets: Counter = Counter()
     seen_files: dict = {}
+    unjudged: dict = {}
     files_of: dict[str, set] = {}
     for result in results:
         report.findings.extend(result.findings)
@@ -568,10 +575,14 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
             files_of.setdefault(root, set()).add(file)
         report.trace_models.update(result.trace_models)
         seen_files.setdefault(result.name, None)
+        if result.graphs_unjudged:
+            unjudged.setdefault(result.name, None)
         report.triples += result.triples
         used.update(result.terms)
         type_sets.update(result.type_sets)
     report.files = list(seen_files)
+    if unjudged:
+        report.notes.append(graphs_not_judged(list(unjudged)))
     report.repeated = sum(1 for files in files_of.values() if len(files) > 1)
     report.findings.sort(key=_order)
     report.terms_used = dict(used)
@@ -588,6 +599,14 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
     if settings.needs_coverage:
         report.coverage = coverage(report)
     return report
+
+
+def graphs_not_judged(names: Sequence[str]) -> str:
+    """The note of a run some of whose inputs carry no graph names: said once, never per trace."""
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    whose = "its format carries" if len(names) == 1 else "their formats carry"
+    return (f"named graphs not judged in {shown}: {whose} none (N-Quads, TriG and TrustGraph's wire JSON "
+            "say which graph each statement was written in)")
 
 
 @cache

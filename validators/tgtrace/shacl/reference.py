@@ -14,7 +14,7 @@ import hashlib
 import logging
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from typing import TypeVar
@@ -132,11 +132,13 @@ def _literal_casts_unlogged() -> Iterator[None]:
         logger.disabled = before
 
 
-def check(graph: TraceGraph, shapes: ShapesModel, codes: frozenset[str] | None = None) -> list[Hit]:
+def check(graph: TraceGraph, shapes: ShapesModel, codes: frozenset[str] | None = None,
+          stated: Iterable[tuple[Node, str, Node]] = ()) -> list[Hit]:
     """Validate with pySHACL; the graph already holds the ontology's declarations.
 
     shapes: the shapes as the caller runs them (the opt-in rules it selected activated);
-    codes: the rules to evaluate (None: all)."""
+    codes: the rules to evaluate (None: all); stated: statements the data graph holds beside the
+    graph's own, of what one graph cannot say (where each subject was written)."""
     import pyshacl  # imported when the reference engine is asked for: it loads slowly
 
     refuse_services(shapes)  # before pySHACL could run one
@@ -144,6 +146,9 @@ def check(graph: TraceGraph, shapes: ShapesModel, codes: frozenset[str] | None =
     with _literal_casts_unlogged():
         for s, p, o in graph.triples():
             converter.add(s, p, o)
+        for s, p, o in stated:
+            converter.add(s, p, o)
+
     def validate() -> tuple[bool, rdflib.Graph, str]:
         with speedups(), _literal_casts_unlogged():
             return pyshacl.validate(converter.graph, shacl_graph=_shapes_for(shapes, codes), advanced=True, inference="none",
