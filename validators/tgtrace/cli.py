@@ -851,7 +851,8 @@ def watch(collection: str | None, fmt: str | None, quiet_period: float, trace_ti
             metrics.serve(metrics_address)
         session = watching.Watch(connection, settings, found, notice, collection=collection,
                                  quiet=quiet_period, timeout=trace_timeout, trace_max_age=trace_max_age,
-                                 trace_max_triples=trace_max_triples, max_held=max_held_triples, record=recording,
+                                 trace_max_triples=trace_max_triples, max_held=max_held_triples,
+                                 stream_memory=settings.stream_memory, record=recording,
                                  metrics=metrics, name=record or f"<flow {connection.flow}>",
                                  recorded=recording.lines if recording is not None else 0)
         tally = watching.run(session)

@@ -30,6 +30,11 @@ TRACE_MAX_TRIPLES = 100_000
 # are, with a notice, until it holds less.
 MAX_HELD_TRIPLES = 1_000_000
 
+# Triples of the traces an explain stream's reader (lint of a JSONL stream, watch) has released
+# that it remembers, so that a late or repeated event is judged against its trace; past it the
+# oldest are forgotten, and an event for one of them is judged as a trace of its own.
+STREAM_MEMORY = 200_000
+
 # option -> default, for the docs' table and the options' help.
 BOUNDS = {
     "--idle-timeout": IDLE_TIMEOUT,
@@ -39,4 +44,5 @@ BOUNDS = {
     "--trace-max-age": TRACE_MAX_AGE,
     "--trace-max-triples": TRACE_MAX_TRIPLES,
     "--max-held-triples": MAX_HELD_TRIPLES,
+    "--stream-memory": STREAM_MEMORY,
 }

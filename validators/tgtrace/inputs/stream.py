@@ -5,49 +5,118 @@ component of every entity they link to (derivations, generations, Thoughts,
 selections); a component is released as a trace graph as soon as every root
 Question in it has reached its terminal answer and every derivation (or
 generation) it holds points inside it. What is still open at the end of the
-stream is released then. Memory is therefore bounded by the traces open at once, not by the stream's length. An
-event that arrives after its trace was released starts a new component, so
-its links back into the released trace are reported as dangling.
+stream is released then. Memory is therefore bounded by the traces open at once, not by the stream's length.
+
+A released trace is remembered, up to a bound of triples (``remember``; the oldest forgotten
+first), so that what arrives for it later is judged against it: an event repeated as it was adds
+nothing (no fault: a redelivery), and one that adds to a remembered trace (a late step, or a
+second query written under the same session id) opens it again, and it is judged again, whole,
+once it completes; its findings already reported are not reported twice (``reported``). An event
+for a trace forgotten starts a new component, whose links back into it are reported as dangling.
 """
 
 from __future__ import annotations
 
+import weakref
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
 from ..ground.graph import TraceGraph, key
+from ..ground.limits import STREAM_MEMORY
 from ..ground.locations import KnownLines
 from ..ground.namespaces import RDF_TYPE
 from ..tracemodel.traces import ANSWERS, CHAIN, LINKS, TRUSTGRAPH, terminal_answers
 
 
+@dataclass
+class Earlier:
+    """What was reported of traces judged before, for a trace judged again once more arrived for
+    it: the keys of its findings and what was counted of it (triples, terms, type sets), so that
+    the second judgement reports and counts what is new."""
+
+    reported: set = field(default_factory=set)
+    triples: int = 0
+    terms: Counter = field(default_factory=Counter)
+    type_sets: Counter = field(default_factory=Counter)
+
+    def merge(self, other: Earlier) -> None:
+        self.reported |= other.reported
+        self.triples += other.triples
+        self.terms.update(other.terms)
+        self.type_sets.update(other.type_sets)
+
+
 class Component:
-    __slots__ = ("quads", "lines", "nodes")
+    __slots__ = ("quads", "lines", "nodes", "earlier")
 
     def __init__(self) -> None:
         self.quads: dict = {}  # each quad once, in the order it came (a repeated event adds nothing)
         self.lines: dict = {}
         self.nodes: set = set()
+        # What was reported and counted of the traces it holds, when they were judged before.
+        self.earlier = Earlier()
+
+
+def quad_keys(quad: ox.Quad) -> list:
+    """The nodes a quad joins: its subject, and what a link of a trace points to."""
+    keys = [key(quad.subject)]
+    if quad.predicate.value in LINKS and isinstance(quad.object, (ox.NamedNode, ox.BlankNode)):
+        keys.append(key(quad.object))
+    return keys
 
 
 class StreamLinter:
     """Feeds events in; yields the trace graph of each group of traces once it is complete."""
 
-    def __init__(self, name: str = "<stream>") -> None:
+    def __init__(self, name: str = "<stream>", remember: int = STREAM_MEMORY) -> None:
         self.name = name
         self.owner: dict = {}  # node key -> Component
         self.held = 0
         self.peak = 0
+        # Released components, oldest first, while they hold at most ``remember`` triples between
+        # them, and the one each remembered node belongs to.
+        self.remember = remember
+        self._released: OrderedDict[int, Component] = OrderedDict()
+        self._released_of: dict = {}
+        self._remembered = 0
+        self._earlier: weakref.WeakKeyDictionary[TraceGraph, Earlier] = weakref.WeakKeyDictionary()
+
+    def earlier(self, graph: TraceGraph) -> Earlier:
+        """What was reported and counted before of the traces ``graph`` holds (judged again after a
+        late event): the caller leaves that out, and adds what it reports and counts now."""
+        return self._earlier.setdefault(graph, Earlier())
+
+    def repeated(self, quad: ox.Quad) -> bool:
+        """Whether ``quad`` is one a remembered trace already holds (a redelivered event)."""
+        released = self._released_of.get(key(quad.subject))
+        return released is not None and quad in released.quads
+
+    def reopen(self, keys: list) -> None:
+        """The remembered traces holding any of ``keys`` made open again, to take what arrives."""
+        for k in keys:
+            released = self._released_of.get(k)
+            if released is None:
+                continue
+            del self._released[id(released)]
+            self._remembered -= len(released.quads)
+            for node in released.nodes:
+                self._released_of.pop(node, None)
+                self.owner[node] = released
+            self.held += len(released.quads)
 
     def feed(self, line: int, quads: list) -> Iterator[TraceGraph]:
         touched: list[Component] = []
         answers = False
         for quad in quads:
-            keys = [key(quad.subject)]
+            if self._released_of and self.repeated(quad):
+                continue
+            keys = quad_keys(quad)
+            if self._released_of:
+                self.reopen(keys)
             predicate = quad.predicate.value
-            if predicate in LINKS and isinstance(quad.object, (ox.NamedNode, ox.BlankNode)):
-                keys.append(key(quad.object))
             if predicate == RDF_TYPE and isinstance(quad.object, ox.NamedNode) and quad.object.value in ANSWERS:
                 answers = True
             component = self._join(keys)
@@ -67,7 +136,8 @@ class StreamLinter:
                         yield graph
 
     def finish(self) -> Iterator[TraceGraph]:
-        """Everything still open, as one group each."""
+        """Everything still open, as one group each (nothing is remembered: nothing follows)."""
+        self.remember = 0
         remaining = {id(c): c for c in self.owner.values()}
         for component in remaining.values():
             self._release(component)
@@ -76,6 +146,7 @@ class StreamLinter:
     def _graph(self, component: Component) -> TraceGraph:
         graph = TraceGraph(self.name, KnownLines(component.lines), TRUSTGRAPH)
         graph.add_quads(component.quads, graphs=True)
+        self._earlier[graph] = component.earlier
         return graph
 
     def _join(self, keys: list) -> Component:
@@ -99,6 +170,7 @@ class StreamLinter:
                 for node in other.nodes:
                     self.owner[node] = target
                 target.nodes |= other.nodes
+                target.earlier.merge(other.earlier)
         for k in keys:
             if k not in target.nodes:
                 target.nodes.add(k)
@@ -110,6 +182,22 @@ class StreamLinter:
             if self.owner.get(node) is component:
                 del self.owner[node]
         self.held -= len(component.quads)
+        self._keep(component)
+
+    def _keep(self, component: Component) -> None:
+        """Remember a released component, forgetting the oldest past the bound."""
+        if self.remember <= 0 or len(component.quads) > self.remember:
+            return
+        self._released[id(component)] = component
+        self._remembered += len(component.quads)
+        for node in component.nodes:
+            self._released_of[node] = component
+        while self._remembered > self.remember:
+            _, oldest = self._released.popitem(last=False)
+            self._remembered -= len(oldest.quads)
+            for node in oldest.nodes:
+                if self._released_of.get(node) is oldest:
+                    del self._released_of[node]
 
 
 def _complete(graph: TraceGraph) -> bool:

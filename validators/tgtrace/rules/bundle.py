@@ -52,12 +52,22 @@ def _tg_subjects(graph: rdflib.Graph, kinds: Iterable[str]) -> list[str]:
     return sorted(found)
 
 
-def declared_terms_block(graph: rdflib.Graph | None = None) -> str:
-    """The Turtle that states, in the shapes, which tg: terms the ontology declares."""
+def _bounded_by_a_rule() -> frozenset[str]:
+    """The predicates a rule of its own says are stated at most once (S001's tg:query, ...): the
+    generated rule of functional properties leaves them to it."""
+    return frozenset(rule.path for rule in model().rules.values()
+                     if rule.path is not None and SH + "MaxCountConstraintComponent" in rule.components)
+
+
+def declared_terms_block(graph: rdflib.Graph | None = None, bounded: frozenset[str] | None = None) -> str:
+    """The Turtle that states, in the shapes, which tg: terms the ontology declares, and which of
+    its properties are functional (stated at most once per entity)."""
     graph = ontology_graph() if graph is None else graph
     classes = _tg_subjects(graph, (OWL + "Class",))
     properties = _tg_subjects(graph, _PROPERTY_KINDS)
     deprecated = sorted(deprecated_terms(graph))
+    bounded = _bounded_by_a_rule() if bounded is None else bounded
+    functional = [p for p in _tg_subjects(graph, (OWL + "FunctionalProperty",)) if p not in bounded]
 
     def listed(terms: Iterable[str], indent: str) -> str:
         return ("\n" + indent).join("tg:" + t[len(TG):] for t in terms)
@@ -77,6 +87,12 @@ def declared_terms_block(graph: rdflib.Graph | None = None) -> str:
         "",
         "tgsh:deprecated-term tgl:deprecatedPredicates",
         "    " + spaced(deprecated) + " .",
+        "",
+        "# The ontology's functional properties that no rule of their own bounds.",
+        "tgsh:stated-once",
+        "    sh:targetSubjectsOf " + listed(functional, "        ").replace("\n", ",\n") + " ;",
+        "    tgl:statedOnce",
+        "    " + spaced(functional) + " .",
         END,
     ])
 

@@ -275,6 +275,15 @@ def _declared_predicates(ctx: Context, shape: Shape, focus: object, predicates: 
             yield focus, predicate
 
 
+@component("StatedOnceConstraintComponent", "statedOnce", namespace=TGL)
+def _stated_once(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
+                 params: _Params) -> Iterator[tuple[object, str]]:
+    props = ctx.graph.out.get(focus) or {}
+    for predicate in sorted(_listed(str(param(params, "statedOnce", TGL)))):
+        if len(props.get(predicate, ())) > 1:
+            yield focus, predicate
+
+
 @component("NotDeprecatedConstraintComponent", "notDeprecatedIn", "deprecatedPredicates", namespace=TGL, static=True)
 def _not_deprecated(ctx: Context, shape: Shape, focus: object, predicates: Sequence[str],
                     params: _Params) -> Iterator[tuple[object, str]]:

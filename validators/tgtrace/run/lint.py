@@ -29,13 +29,13 @@ from ..ground.model import Finding, Hit, Report, Severity, Source
 from ..ground.namespaces import SH
 from ..inputs.base import Reading
 from ..inputs.loaders import Input, InputError, expand_paths, load
-from ..inputs.stream import StreamLinter
+from ..inputs.stream import Earlier, StreamLinter
 from ..rules import Rule, all_rules, fill_message, model_for
 from ..rules.advice import capture_notes
 from ..shacl.component import COMPONENTS
 from ..shacl.fast import IMPLEMENTED_COMPONENTS, Engine
 from ..tracemodel.generations import Inference, infer
-from ..tracemodel.traces import TRUSTGRAPH, graph_statements, trace_roots
+from ..tracemodel.traces import TRUSTGRAPH, describe_asked, graph_statements, trace_roots, what_was_asked
 from ..tracemodel.vocabulary import declarations, declared_terms
 from .baseline import load as load_baseline
 from .coverage import coverage
@@ -107,6 +107,8 @@ class InputResult:
     name: str
     findings: list[Finding] = field(default_factory=list)
     traces: dict = field(default_factory=dict)  # root IRI -> input name
+    # Root Question IRI -> what it asked: its query texts and start times (what tells two queries apart).
+    asked: dict = field(default_factory=dict)
     trace_models: dict = field(default_factory=dict)  # root IRI -> the releases that write its trace model
     triples: int = 0
     terms: Counter = field(default_factory=Counter)
@@ -138,6 +140,7 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozens
         hits = [hit for hit in hits if hit.focus not in aside]
     result.findings = [finding for _, finding in _findings(graph, hits, settings, models)]
     result.traces = _trace_files(graph)
+    result.asked = {tg.name(root): asked for root in trace_roots(graph) if (asked := what_was_asked(graph, root))}
     result.trace_models = {tg.name(root): inference.releases for root, inference in models.items()}
     kinds = _kinds(graph, aside)
     for node in aside & declared:
@@ -470,15 +473,38 @@ def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Itera
 
 
 def _lint_stream(source: Input, settings: Settings) -> Iterator[InputResult]:
-    """An explain stream, linted trace by trace as each one completes."""
-    linter = StreamLinter(source.name)
+    """An explain stream, linted trace by trace as each one completes; a trace judged again (an
+    event arrived for it once linted) reports only what is new."""
+    linter = StreamLinter(source.name, settings.stream_memory)
+
+    def judged(graph: TraceGraph) -> InputResult:
+        return fresh_result(check_graph(graph, settings), linter.earlier(graph))
+
     with source.reading():
         for line, quads in source.events():  # type: ignore[misc]  # a stream input has events
             for graph in linter.feed(line, quads):
-                yield check_graph(graph, settings)
+                yield judged(graph)
     for graph in linter.finish():
-        yield check_graph(graph, settings)
+        yield judged(graph)
     yield InputResult(source.name, extra={"peak_triples_held": linter.peak})
+
+
+def fresh_result(result: InputResult, earlier: Earlier) -> InputResult:
+    """A result of traces judged again (an event arrived for them once linted), less what was
+    reported and counted of them before (``earlier``, which then holds it all): only what is new."""
+    fresh = []
+    for finding in result.findings:
+        identity = (finding.rule, finding.focus, finding.path, finding.value)
+        if identity not in earlier.reported:
+            earlier.reported.add(identity)
+            fresh.append(finding)
+    result.findings = fresh
+    triples, terms, type_sets = result.triples, Counter(result.terms), Counter(result.type_sets)
+    result.triples -= earlier.triples
+    result.terms = result.terms - earlier.terms
+    result.type_sets = result.type_sets - earlier.type_sets
+    earlier.triples, earlier.terms, earlier.type_sets = triples, terms, type_sets
+    return result
 
 
 def _order(finding: Finding) -> tuple[str, str, int, str, str]:
@@ -568,7 +594,9 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
     seen_files: dict = {}
     unjudged: dict = {}
     files_of: dict[str, set] = {}
+    first_asked: dict[str, tuple[str, frozenset]] = {}
     for result in results:
+        report.findings.extend(_reused(result, first_asked, settings))
         report.findings.extend(result.findings)
         report.traces.update(result.traces)
         for root, file in result.traces.items():
@@ -607,6 +635,36 @@ def graphs_not_judged(names: Sequence[str]) -> str:
     whose = "its format carries" if len(names) == 1 else "their formats carry"
     return (f"named graphs not judged in {shown}: {whose} none (N-Quads, TriG and TrustGraph's wire JSON "
             "say which graph each statement was written in)")
+
+
+# A trace IRI written for two queries across inputs (or groups of one stream): a code of the registry
+# (rules/codes.toml), found by comparing inputs, which no shape sees together.
+TRACE_REUSED = "S023"
+
+
+def _reused(result: InputResult, first_asked: dict[str, tuple[str, frozenset]], settings: Settings) -> list[Finding]:
+    """A finding for each trace of ``result`` that an earlier input (or stream group) described
+    asking something else: neither asked all the other did (a trace judged again, whole, asks
+    what it asked before and more). ``first_asked`` holds what each trace asked where first seen."""
+    found = []
+    for root, asked in result.asked.items():
+        seen = first_asked.get(root)
+        if seen is None:
+            first_asked[root] = (result.name, asked)
+            continue
+        where, before = seen
+        if asked <= before or before <= asked:
+            continue
+        rule = all_rules()[TRACE_REUSED]
+        other = "earlier in this stream" if where == result.name else f"in {where}"
+        finding = settings.finding(Finding(
+            file=result.name, line=None, rule=rule.code, severity=rule.severity, family=rule.family,
+            message=f"this trace IRI was also written {other} for another query: {describe_asked(before)} there, "
+                    f"{describe_asked(asked)} here",
+            focus=root, trace=root, value=root))
+        if finding is not None:
+            found.append(finding)
+    return found
 
 
 @cache

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ground.errors import TgTraceError
+from ..ground.limits import STREAM_MEMORY
 from ..ground.model import Finding, Severity
 from ..inputs.loaders import INPUT_FORMATS, MAX_STDIN_BYTES, STDIN_TIMEOUT
 from ..rules import all_rules, families
@@ -188,6 +189,12 @@ def _count(value: Any, where: str) -> int:
     return value
 
 
+def _whole(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SettingsError(f"{where}: expected a whole number from 0, got {value!r}")
+    return value
+
+
 def _seconds(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise SettingsError(f"{where}: expected a number of seconds above 0, got {value!r}")
@@ -334,6 +341,12 @@ OPTIONS: tuple[Option, ...] = (
            metavar="SECONDS",
            help=f"Give up on standard input that sends nothing for this long (default: {STDIN_TIMEOUT:g}).",
            commands=("lint", "diff")),
+    Option("stream_memory", _whole, flag="--stream-memory", kind="int", minimum=0, metavar="TRIPLES",
+           help=f"Remember this many triples of the traces an explain stream has completed, so that an event "
+                f"repeated or arriving late is judged against its trace (default: {STREAM_MEMORY:,}; the "
+                "oldest are forgotten first; 0: none).",
+           commands=("lint", "watch"), key="stream-memory",
+           key_help="triples of an explain stream's completed traces remembered (`--stream-memory`)"),
     Option("jobs", _count, flag="--jobs", short="-j", kind="int", minimum=1, show_default="1",
            help="Lint this many files at once, in separate processes.", commands=("lint",)),
     Option("cluster", _text, flag="--cluster", metavar="ADDRESS",

@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..ground.limits import STREAM_MEMORY
 from ..ground.model import Finding, Severity
 from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT
 from ..rules import all_rules, families
@@ -108,6 +109,9 @@ class Settings:
     max_stdin: int = MAX_STDIN_BYTES
     # Seconds standard input may send nothing before it is given up.
     stdin_timeout: float = STDIN_TIMEOUT
+    # Triples of the traces an explain stream's reader released that it remembers (a late or
+    # repeated event is judged against its trace).
+    stream_memory: int = STREAM_MEMORY
     output: Output = field(default_factory=Output)
     # Set when the configuration file turns the gate off (fail-on never, every rule ignored):
     # every report says so, since a repository's file can do it unseen. A flag is the user's word.

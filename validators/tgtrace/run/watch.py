@@ -27,15 +27,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyoxigraph as ox
-
 from ..ground.errors import TgTraceError
-from ..ground.graph import TraceGraph, key
-from ..ground.limits import MAX_HELD_TRIPLES, TRACE_MAX_AGE, TRACE_MAX_TRIPLES
+from ..ground.graph import TraceGraph
+from ..ground.limits import MAX_HELD_TRIPLES, STREAM_MEMORY, TRACE_MAX_AGE, TRACE_MAX_TRIPLES
 from ..ground.model import Finding, Severity
 from ..inputs.gateway import Connection, Export, GatewayError, Oversized, Unreachable, check_flow
-from ..inputs.stream import CHAIN, LINKS, Component, StreamLinter, _complete
-from .lint import check_graph
+from ..inputs.stream import CHAIN, Component, StreamLinter, _complete, quad_keys
+from .lint import check_graph, fresh_result
 from .settings import Settings
 
 # Seconds a stopped watch may take to finish what it is doing before it is abandoned.
@@ -57,16 +55,18 @@ class LiveTraces(StreamLinter):
     """Traces in flight. ``add`` frames as they come; ``due`` gives each trace once it is ready,
     ``crowded`` the oldest while the traces hold more than a bound."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
+    def __init__(self, name: str, remember: int = STREAM_MEMORY) -> None:
+        super().__init__(name, remember)
         self._state: dict[Component, _State] = {}
 
     def add(self, line: int, quads: list, now: float) -> None:
         owner, state = self.owner, self._state
         for quad in quads:
-            keys = [key(quad.subject)]
-            if quad.predicate.value in LINKS and isinstance(quad.object, (ox.NamedNode, ox.BlankNode)):
-                keys.append(key(quad.object))
+            if self._released_of and self.repeated(quad):
+                continue  # a redelivered event of a trace already linted
+            keys = quad_keys(quad)
+            if self._released_of:
+                self.reopen(keys)
             joined = {c for c in (owner.get(k) for k in keys) if c is not None}
             first = min((state[c].first for c in joined if c in state), default=now)
             component = self._join(keys)
@@ -180,6 +180,8 @@ class Watch:
     trace_max_age: float = TRACE_MAX_AGE
     trace_max_triples: int = TRACE_MAX_TRIPLES
     max_held: int = MAX_HELD_TRIPLES
+    # Triples of the traces linted that each collection's reader remembers (stream.StreamLinter).
+    stream_memory: int = STREAM_MEMORY
     record: Any = None  # a files.Appended the kept frames are appended to, as an explain stream
     metrics: Any = None  # a formats.metrics.Metrics to count frames, traces and findings in
     name: str = "<export>"
@@ -273,7 +275,7 @@ class Watch:
             # Findings name the recording (whose lines they give), else the flow and collection.
             name = (self.name if self.record is not None
                     else f"<flow {self.connection.flow} collection {frame.collection}>")
-            traces = self.traces[frame.collection] = LiveTraces(name)
+            traces = self.traces[frame.collection] = LiveTraces(name, self.stream_memory)
         traces.add(self._line, frame.quads, now)
         if traces.held > self.max_held or self._held() > self.max_held:
             self._lint_crowded()
@@ -299,6 +301,7 @@ class Watch:
 
     def _lint(self, traces: LiveTraces, graph: TraceGraph, why: str) -> None:
         result = check_graph(graph, self.settings)
+        result = fresh_result(result, traces.earlier(graph))
         self.tally.linted += 1
         complete = why == COMPLETE
         roots = ", ".join(sorted(result.traces)) or "a group of explain events without a Question"
