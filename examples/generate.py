@@ -1192,24 +1192,26 @@ _GRAPH_RAG_TOOL_STEP = ReactStep(
                "facts": (FACTS[4], FACTS[5], FACTS[6], FACTS[7])},
 )
 
-EXAMPLES: dict[str, Callable[[], list[Emission]]] = {
-    "graph-rag": lambda: graphrag_emissions(seed="graph-rag", start=_at_minute(0)),
-    "document-rag": lambda: docrag_emissions(
+# Partials: EXAMPLES[name]() writes the example; keyword arguments (another seed, an
+# ``emitter``) override the example's own.
+EXAMPLES: dict[str, Callable[..., list[Emission]]] = {
+    "graph-rag": functools.partial(graphrag_emissions, seed="graph-rag", start=_at_minute(0)),
+    "document-rag": functools.partial(docrag_emissions,
         seed="document-rag", start=_at_minute(5)),
-    "document-rag-reranked": lambda: docrag_emissions(
+    "document-rag-reranked": functools.partial(docrag_emissions,
         seed="document-rag-reranked", reranker=True, doc_limit=2, start=_at_minute(10)),
-    "orchestrator-react-one-shot": lambda: orchestrator_react_emissions(
+    "orchestrator-react-one-shot": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-one-shot", steps=[],
         question="In which city was Marie Curie born?",
         answer="Marie Curie was born in Warsaw.", start=_at_minute(15)),
-    "orchestrator-react-multi-iteration": lambda: orchestrator_react_emissions(
+    "orchestrator-react-multi-iteration": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-multi-iteration", n_iterations=3, start=_at_minute(20)),
     # A request without a session id (the stock client's) gets no PatternDecision:
     # the first Analysis then derives from the Question.
-    "orchestrator-react-no-pattern-decision": lambda: orchestrator_react_emissions(
+    "orchestrator-react-no-pattern-decision": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-no-pattern-decision", n_iterations=2, pattern_decision=False,
         start=_at_minute(22)),
-    "orchestrator-react-tool-error": lambda: orchestrator_react_emissions(
+    "orchestrator-react-tool-error": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-tool-error",
         steps=[
             ReactStep("nobel-registry", {"laureate": "Marie Curie", "category": "physics"},
@@ -1226,7 +1228,7 @@ EXAMPLES: dict[str, Callable[[], list[Emission]]] = {
         ],
         question="In which year did Marie Curie receive the Nobel Prize in Physics?",
         answer="In 1903.", start=_at_minute(25)),
-    "orchestrator-react-parse-error": lambda: orchestrator_react_emissions(
+    "orchestrator-react-parse-error": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-parse-error",
         steps=[
             ReactStep("__parse_error__", {}, "",
@@ -1238,24 +1240,24 @@ EXAMPLES: dict[str, Callable[[], list[Emission]]] = {
         ],
         question="In which year did Marie Curie receive the Nobel Prize in Physics?",
         answer="In 1903.", start=_at_minute(30)),
-    "orchestrator-react-max-iterations": lambda: orchestrator_react_emissions(
+    "orchestrator-react-max-iterations": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-max-iterations", n_iterations=3, concluded=False,
         start=_at_minute(35)),
-    "orchestrator-react-graphrag-tool": lambda: orchestrator_react_emissions(
+    "orchestrator-react-graphrag-tool": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-graphrag-tool", steps=[_GRAPH_RAG_TOOL_STEP],
         question="Which elements did Marie Curie discover?",
         answer="She discovered polonium and radium, both in 1898.",
         start=_at_minute(40)),
-    "legacy-react-one-shot": lambda: legacy_react_emissions(
+    "legacy-react-one-shot": functools.partial(legacy_react_emissions,
         seed="legacy-react-one-shot", steps=[],
         question="In which city was Marie Curie born?",
         answer="Marie Curie was born in Warsaw.", start=_at_minute(45)),
-    "legacy-react-multi-iteration": lambda: legacy_react_emissions(
+    "legacy-react-multi-iteration": functools.partial(legacy_react_emissions,
         seed="legacy-react-multi-iteration", n_iterations=3, start=_at_minute(50)),
-    "plan-then-execute": lambda: plan_then_execute_emissions(
+    "plan-then-execute": functools.partial(plan_then_execute_emissions,
         seed="plan-then-execute", start=_at_minute(55)),
-    "supervisor": lambda: supervisor_emissions(seed="supervisor", start=_at_minute(60)),
-    "extraction": lambda: extraction_emissions(seed="extraction", start=_at_minute(-60)),
+    "supervisor": functools.partial(supervisor_emissions, seed="supervisor", start=_at_minute(60)),
+    "extraction": functools.partial(extraction_emissions, seed="extraction", start=_at_minute(-60)),
 }
 
 # The explain stream interleaves these two sessions, as one client running
