@@ -738,7 +738,7 @@ def behaviour_scenarios() -> dict[str, list[Emission]]:  # noqa: PLR0915  (a tab
                            observation="Error: prompt service timed out", tool_error="prompt service timed out"),
                    replace(LOOP_STEP, action="knowledge-query", arguments={"question": "Which elements?"},
                            thought="Ask the graph once more.", observation="Polonium and radium.",
-                           graph_rag={"concepts": ("Marie Curie",), "facts": (g.FACTS[4], g.FACTS[5])})],
+                           graph_rag={"concepts": ("Marie Curie",), "facts": (g.FACTS[4], g.FACTS[6])})],
             answer="Polonium and radium.", start=m(90)),
     }
 

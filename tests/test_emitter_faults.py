@@ -266,3 +266,82 @@ def test_behaviour_scenario_has_no_error(name):
     built = forms_of(BEHAVIOURS[name])
     for form in FORMS:
         assert errors_of(built, form) == frozenset(), form
+
+
+# --- the real services ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def services():
+    """TrustGraph 2.11.1's services in-process (examples/services/capture.py's scripted flow)."""
+    pytest.importorskip("trustgraph.agent.orchestrator", reason="needs trustgraph-flow==2.11.1 (pip install --no-deps)",
+                        exc_type=ImportError)
+    import service_scenarios
+
+    return service_scenarios
+
+
+def _real_names():
+    import ast
+
+    tree = ast.parse((EXAMPLES.parent / "tests" / "service_scenarios.py").read_text())
+    table = next(n for n in tree.body if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "REAL")
+    return [k.value for k in table.value.keys]
+
+
+@pytest.mark.parametrize("name", _real_names())
+def test_twin_has_the_structure_the_real_services_write(services, name):
+    """The scenarios no committed capture shows, asked of the real services: the harness's trace has
+    the same structure (every entity by its place, kind, graph and predicates; tgtrace.views.diff)."""
+    from tgtrace.formats import diff as diff_text
+
+    real, _ = services.run(name)
+    harness = forms_of(BEHAVIOURS[name] if name in BEHAVIOURS else twin(name).requests[0])
+    changes = structure.compare_inputs(harness.source("nquads"), _named(real, "real.nq"))
+    assert changes.same, diff_text.text(changes)
+
+
+def _named(data: bytes, name: str):
+    import io
+
+    handle = io.BytesIO(data)
+    handle.name = name
+    return handle
+
+
+def test_real_plan_step_without_goal(services):
+    """2.11.1's plan_pattern.py, given a plan step without "goal": the Plan's tg:planStep is "" and the
+    StepResult's the repr of its PlanStep (the literal values the harness writes too)."""
+    real, errors = services.run("plan-step-without-goal")
+    steps = {subject.rsplit("/", 1)[-1] if "/step/" in subject else "plan": values
+             for subject, values in services.literal_values(real, "planStep").items()}
+    assert errors == []
+    assert steps == {"plan": {"", "Find the elements Marie Curie discovered"},
+                     "0": {"PlanStep(goal='', tool_hint='nobel-registry', depends_on=[], status='pending', result='')"},
+                     "1": {"Find the elements Marie Curie discovered"}}
+
+
+def test_real_sub_trace_that_failed_before_its_synthesis(services):
+    """The knowledge-query tool's GraphRAG run fails after its Focus: the GraphRagClient raises on the
+    error response, AgentManager.react catches it (tool_error), and the Observation derives from the
+    last event the tool forwarded (the Focus), with tg:toolError and tg:Error."""
+    real, errors = services.run("react-graphrag-tool-fails-before-synthesis")
+    import pyoxigraph as ox
+
+    quads = list(ox.parse(real, format=ox.RdfFormat.N_QUADS))
+    first = [q for q in quads if q.subject.value.endswith("/i1/observation")]
+    assert errors == []
+    (parent,) = {q.object.value for q in first if q.predicate.value.endswith("#wasDerivedFrom")}
+    session = parent.removeprefix("urn:trustgraph:prov:focus:")
+    assert parent.startswith("urn:trustgraph:prov:focus:")
+    assert all(q.subject.value != f"urn:trustgraph:prov:synthesis:{session}" for q in quads)
+    assert {q.object.value for q in first if q.predicate.value.endswith("ns/toolError")} == {"prompt service timed out"}
+    assert "https://trustgraph.ai/ns/Error" in {q.object.value for q in first}
+
+
+@pytest.mark.parametrize("name", ["react-iteration-limit", "legacy-react-iteration-limit", "plan-iteration-limit"])
+def test_real_iteration_limit_writes_no_answer(services, name):
+    """At the limit the services raise "Too many agent iterations" before any step: no Conclusion or
+    Synthesis, no termination reason (2.11.1 never writes max-iterations)."""
+    real, errors = services.run(name)
+    assert errors == ["Too many agent iterations"]
+    assert b"terminationReason" not in real and b"/final>" not in real and b"/synthesis>" not in real
