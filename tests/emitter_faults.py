@@ -136,9 +136,21 @@ def _scenarios() -> dict[str, Scenario]:
             question="When did Marie Curie win the Nobel Prize in Chemistry, and what had she discovered?",
             emitter=emitter),),
         None, "plan")
+    # An LLM whose Args are a JSON array: AgentManager.parse_react_response keeps json.loads' value, the
+    # Analysis is written with it (json.dumps: an array), invoke(**arguments) fails (the Observation's
+    # tool error), and build_next_request's arguments.items() raises: the trace ends there.
+    found["orchestrator-react-arguments-not-an-object"] = Scenario(
+        "orchestrator-react-arguments-not-an-object",
+        (lambda emitter: g.orchestrator_react_emissions(
+            seed="orchestrator-react-arguments-not-an-object", question="In which year?", steps=[ReactStep(
+                "nobel-registry", ["Marie Curie", "physics"], "Ask the registry.",
+                "Error: " + ARGUMENTS_ERROR, tool_error=ARGUMENTS_ERROR)],
+            concluded=False, start=g._at_minute(58), emitter=emitter),),
+        None, "react")
     return found
 
 
+ARGUMENTS_ERROR = "trustgraph.agent.react.tools.McpToolImpl.invoke() argument after ** must be a mapping, not list"
 SCENARIOS = _scenarios()
 AGENTS = {"react", "legacy-react", "plan", "supervisor"}
 

@@ -215,9 +215,18 @@ async def document_rag_no_chunk(world, respond) -> None:
         query="What did Marie Curie paint?", collection=C.COLLECTION, doc_limit=3), world, respond)
 
 
+async def arguments_not_an_object(world, respond) -> None:
+    _route(world)
+    world.script("agent-react", {"text": 'Thought: Ask the registry.\nAction: nobel-registry\n'
+                                         'Args: ["Marie Curie", "physics"]', "ms": 900, "in": 1000, "out": 30})
+    world.tools = {"nobel-registry": []}
+    await _orchestrator(world, respond, _agent(world, "In which year?"))
+
+
 # Harness scenario -> (the coroutine asking the services for it, reranker wired).
 REAL: dict[str, tuple[Callable, bool]] = {
     "plan-step-without-goal": (plan_step_without_goal, True),
+    "orchestrator-react-arguments-not-an-object": (arguments_not_an_object, True),
     "orchestrator-react-two-graphrag-tools": (two_graphrag_tools, True),
     "react-same-call-three-times": (same_call_three_times, True),
     "react-same-call-after-error": (same_call_after_error, True),
