@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 from trustgraph import provenance as prov  # noqa: E402
 
 from examples import generate as g  # noqa: E402  (the real builders, chained as the services chain them)
-from examples.generate import AGENT, Emission, Emitter, PlanStep, ReactStep  # noqa: E402
+from examples.generate import Emission, Emitter, PlanStep, ReactStep  # noqa: E402
 
 FORMS = ("wire", "stream", "nquads")
 SUFFIX = {"wire": ".json", "stream": ".jsonl", "nquads": ".nq"}
@@ -152,7 +152,7 @@ def _scenarios() -> dict[str, Scenario]:
 
 ARGUMENTS_ERROR = "trustgraph.agent.react.tools.McpToolImpl.invoke() argument after ** must be a mapping, not list"
 SCENARIOS = _scenarios()
-AGENTS = {"react", "legacy-react", "plan", "supervisor"}
+AGENTS = frozenset({"react", "legacy-react", "plan", "supervisor"})
 
 
 # ---------------------------------------------------------------------------
@@ -759,5 +759,5 @@ def forms_of(emissions: Sequence[Emission]) -> Built:
     return Built([list(emissions)])
 
 
-__all__ = ["AGENT", "BUGS", "FORMS", "NOT_FAULTS", "SCENARIOS", "Bug", "Built", "Faulty", "NotFault", "Scenario",
+__all__ = ["BUGS", "FORMS", "NOT_FAULTS", "SCENARIOS", "Bug", "Built", "Faulty", "NotFault", "Scenario",
            "behaviour_scenarios", "build", "faulty_traces", "forms_of", "twin", "unchanged"]
