@@ -132,16 +132,87 @@ def _fixed_uuid4(seed: str):
 @dataclass(frozen=True)
 class Emission:
     """One unit of output as a service sends it: the triples of one explain
-    event (``explain_id`` is the event's id) or of one Triples message."""
+    event (``explain_id`` is the event's id) or of one Triples message.
+    ``graph`` is the event's ``explain_graph``, as the service names it."""
 
     explain_id: str
     triples: list
     channel: str
+    graph: str | None = prov.GRAPH_RETRIEVAL
 
 
-def _retrieval(explain_id: str, triples: list, channel: str) -> Emission:
-    # Every query-time service puts its explain triples in urn:graph:retrieval.
-    return Emission(explain_id, prov.set_graph(triples, prov.GRAPH_RETRIEVAL), channel)
+class Emitter:
+    """What a TrustGraph service does around the builders when it writes a
+    trace: which builder it calls, which named graph it puts the triples in
+    (and names in the explain event), how it mints session ids, how it
+    passes a tool call's arguments, which IRI it links a step to, and what
+    it sends. The methods answer as the 2.11.1 services do; every
+    ``*_emissions`` function asks its ``emitter`` (this one by default), so
+    a subclass that answers one question otherwise is one bug in a service
+    (``tests/emitter_faults.py`` holds them).
+
+    A step is named ``PIPELINE/STEP`` ("graph-rag/focus", "agent/iteration");
+    ``service`` is the service that mints an id ("graph-rag",
+    "document-rag", "agent").
+    """
+
+    def builder(self, name: str) -> Callable[..., list]:
+        """The ``trustgraph.provenance`` builder the service calls by that name."""
+        return getattr(prov, name)  # looked up per call: tests may patch a builder
+
+    def graph(self, step: str) -> str | None:
+        """The named graph the step's triples are put in (``set_graph``)."""
+        if step.startswith("extraction/"):
+            # The librarian writes the Document (and the vocabulary) without a
+            # graph; the decoders, the chunker and the extractors put their
+            # provenance in urn:graph:source; extracted facts have no graph.
+            return None if step in ("extraction/document", "extraction/facts") else prov.GRAPH_SOURCE
+        # Every query-time service puts its explain triples in urn:graph:retrieval.
+        return prov.GRAPH_RETRIEVAL
+
+    def event_graph(self, step: str) -> str | None:
+        """The ``explain_graph`` the step's explain event names."""
+        return prov.GRAPH_RETRIEVAL
+
+    def session_id(self, service: str, seed: str, role: str = "session") -> str:
+        """A new id (the services' ``uuid4()``; here uuid5 of the seed)."""
+        return _uuid(seed, role)
+
+    def selection_session(self, service: str, session_id: str) -> str:
+        """The session id edge and chunk selections are minted under."""
+        return session_id
+
+    def arguments(self, arguments: dict):
+        """What the service passes as a tool call's arguments (the builder
+        ``json.dumps`` them)."""
+        return arguments
+
+    def pick(self, point: str, choice: str, options: dict):
+        """The IRI (or IRIs) the service uses at ``point``: ``options[choice]``,
+        what 2.11.1 uses; the other options are what the code at hand could
+        use instead."""
+        return options[choice]
+
+    def emit(self, step: str, explain_id: str, channel: str, builder: str,
+             *args, **kwargs) -> list[Emission]:
+        """The emissions of one step: the builder's triples, in their graph."""
+        return [self.emission(step, explain_id, self.builder(builder)(*args, **kwargs), channel)]
+
+    def emission(self, step: str, explain_id: str, triples: list, channel: str) -> Emission:
+        return Emission(explain_id, self.placed(step, triples), channel, self.event_graph(step))
+
+    def placed(self, step: str, triples: list) -> list:
+        """The triples in the step's graph."""
+        graph = self.graph(step)
+        return prov.set_graph(triples, graph) if graph else list(triples)
+
+    def sent(self, emissions: list[Emission]) -> list[Emission]:
+        """The emissions of one request, in the order the service sends them."""
+        return emissions
+
+
+# TrustGraph 2.11.1's services.
+SERVICES = Emitter()
 
 
 def _flatten(emissions: Iterable[Emission]) -> list:
@@ -236,11 +307,14 @@ def graphrag_emissions(
     concepts: Sequence[str] = ("Marie Curie", "Nobel Prize"),
     facts: Sequence[Fact] | None = None,
     n_edges: int = 4,
+    entities: Sequence[str] | None = None,
+    until: str | None = None,
     parent_uri: str | None = None,
     channel: str = GRAPH_RAG,
     start: datetime = START,
     with_usage: bool = True,
     model: str = MODEL,
+    emitter: Emitter = SERVICES,
 ) -> list[Emission]:
     """Question -> Grounding -> Exploration -> Focus (EdgeSelections) -> Synthesis.
 
@@ -248,9 +322,14 @@ def graphrag_emissions(
     the iteration whose knowledge-query tool ran it); ``channel`` names the
     response stream that carries the events (``agent`` when forwarded).
     Token usage is recorded on Grounding and Synthesis only, as the service
-    does; the cross-encoder Focus has none.
+    does; the cross-encoder Focus has none. ``entities`` are the seed
+    entities the concepts matched (by default the selected facts' subjects).
+    ``until`` names the last step written ("grounding", "exploration",
+    "focus"): the service raised in the step after it (an LLM or store call
+    failed) and sent an error response instead.
     """
-    sid = session_id or _uuid(seed, "session")
+    em = emitter
+    sid = session_id or em.session_id("graph-rag", seed)
     q_uri = prov.question_uri(sid)
     gnd_uri = prov.grounding_uri(sid)
     exp_uri = prov.exploration_uri(sid)
@@ -261,17 +340,24 @@ def graphrag_emissions(
     def usage(i, o):
         return dict(in_token=i, out_token=o, model=model) if with_usage else {}
 
-    out = [_retrieval(q_uri, prov.question_triples(
-        q_uri, query, _at(start, 0), parent_uri=parent_uri or None), channel)]
+    out = em.emit("graph-rag/question", q_uri, channel, "question_triples",
+                  q_uri, query, _at(start, 0), parent_uri=parent_uri or None)
 
-    out.append(_retrieval(gnd_uri, prov.grounding_triples(
-        gnd_uri, q_uri, list(concepts), **usage(212, 19)), channel))
+    out += em.emit("graph-rag/grounding", gnd_uri, channel, "grounding_triples",
+                   gnd_uri, q_uri, list(concepts), **usage(212, 19))
+    if until == "grounding":
+        return em.sent(out)
 
     # Seeds are the entities the concept embeddings matched; the service
     # records the number of *selected* edges as the edge count.
-    seeds = list(dict.fromkeys(_entity_iri(f.subject) for f in selected))[:3]
-    out.append(_retrieval(exp_uri, prov.exploration_triples(
-        exp_uri, gnd_uri, len(selected), entities=seeds), channel))
+    seeds = (list(entities) if entities is not None
+             else list(dict.fromkeys(_entity_iri(f.subject) for f in selected))[:3])
+    out += em.emit("graph-rag/exploration", exp_uri, channel, "exploration_triples",
+                   exp_uri, em.pick("graph-rag/exploration", "grounding",
+                                    {"grounding": gnd_uri, "question": q_uri}),
+                   len(selected), entities=seeds)
+    if until == "exploration":
+        return em.sent(out)
 
     selections = []
     for i, fact in enumerate(selected):
@@ -283,14 +369,19 @@ def graphrag_emissions(
             # Reranker scores arrive as floats, best first.
             "score": round(0.9731 - 0.0173 * i, 4),
         })
-    out.append(_retrieval(foc_uri, prov.focus_triples(
-        foc_uri, exp_uri, selections, sid), channel))
+    out += em.emit("graph-rag/focus", foc_uri, channel, "focus_triples",
+                   foc_uri, em.pick("graph-rag/focus", "exploration",
+                                    {"exploration": exp_uri, "grounding": gnd_uri}),
+                   selections, em.selection_session("graph-rag", sid))
+    if until == "focus":
+        return em.sent(out)
 
-    out.append(_retrieval(syn_uri, prov.synthesis_triples(
-        syn_uri, foc_uri,
-        document_id=f"urn:trustgraph:synthesis:{sid}",
-        **usage(1486, 74)), channel))
-    return out
+    out += em.emit("graph-rag/synthesis", syn_uri, channel, "synthesis_triples",
+                   syn_uri, em.pick("graph-rag/synthesis", "focus",
+                                    {"focus": foc_uri, "exploration": exp_uri}),
+                   document_id=f"urn:trustgraph:synthesis:{sid}",
+                   **usage(1486, 74))
+    return em.sent(out)
 
 
 build_graphrag = _flattening(graphrag_emissions)
@@ -309,18 +400,22 @@ def docrag_emissions(
     doc_limit: int = 3,
     reranker: bool = False,
     fetch_limit: int = 0,
+    n_found: int | None = None,
     start: datetime = START,
     with_usage: bool = True,
     model: str = MODEL,
+    emitter: Emitter = SERVICES,
 ) -> list[Emission]:
     """Question -> Grounding -> Exploration [-> Focus (ChunkSelections)] -> Synthesis.
 
     Without a reranker Synthesis derives from Exploration; with one, the
     service over-fetches (3 x doc_limit unless ``fetch_limit``), adds a
     Focus whose ChunkSelections carry the reranker scores, and Synthesis
-    derives from that Focus.
+    derives from that Focus. ``n_found`` is how many chunks the vector store
+    returned (by default all it was asked for); with none, no reranker runs.
     """
-    sid = session_id or _uuid(seed, "session")
+    em = emitter
+    sid = session_id or em.session_id("document-rag", seed)
     q_uri = prov.docrag_question_uri(sid)
     gnd_uri = prov.docrag_grounding_uri(sid)
     exp_uri = prov.docrag_exploration_uri(sid)
@@ -331,34 +426,40 @@ def docrag_emissions(
         return dict(in_token=i, out_token=o, model=model) if with_usage else {}
 
     fetch = max(fetch_limit or 3 * doc_limit, doc_limit) if reranker else doc_limit
-    chunk_ids = [f"urn:chunk:{_uuid(seed, f'chunk/{i}')}" for i in range(fetch)]
+    found = fetch if n_found is None else min(n_found, fetch)
+    chunk_ids = [f"urn:chunk:{_uuid(seed, f'chunk/{i}')}" for i in range(found)]
 
-    out = [_retrieval(q_uri, prov.docrag_question_triples(
-        q_uri, query, _at(start, 0)), DOCUMENT_RAG)]
-    out.append(_retrieval(gnd_uri, prov.grounding_triples(
-        gnd_uri, q_uri, list(concepts), **usage(198, 14)), DOCUMENT_RAG))
+    out = em.emit("document-rag/question", q_uri, DOCUMENT_RAG, "docrag_question_triples",
+                  q_uri, query, _at(start, 0))
+    out += em.emit("document-rag/grounding", gnd_uri, DOCUMENT_RAG, "grounding_triples",
+                   gnd_uri, q_uri, list(concepts), **usage(198, 14))
     # Exploration lists the full candidate set, before any reranking.
-    out.append(_retrieval(exp_uri, prov.docrag_exploration_triples(
-        exp_uri, gnd_uri, len(chunk_ids), chunk_ids), DOCUMENT_RAG))
+    out += em.emit("document-rag/exploration", exp_uri, DOCUMENT_RAG, "docrag_exploration_triples",
+                   exp_uri, em.pick("document-rag/exploration", "grounding",
+                                    {"grounding": gnd_uri, "question": q_uri}),
+                   len(chunk_ids), chunk_ids)
 
-    parent = exp_uri
-    if reranker:
+    # The reranker runs only when it is wired and the store found chunks.
+    reranked = reranker and bool(chunk_ids)
+    if reranked:
         # The reranker returns the top doc_limit candidates, best first, in
         # an order that differs from the vector store's.
-        order = sorted(range(fetch), key=lambda i: (7 * i + 3) % fetch)[:doc_limit]
+        order = sorted(range(found), key=lambda i: (7 * i + 3) % found)[:doc_limit]
         chosen = [
             {"chunk_id": chunk_ids[idx], "score": round(0.9914 - 0.0611 * rank, 4)}
             for rank, idx in enumerate(order)
         ]
-        out.append(_retrieval(foc_uri, prov.docrag_chunk_selection_triples(
-            foc_uri, exp_uri, chosen, sid), DOCUMENT_RAG))
-        parent = foc_uri
+        out += em.emit("document-rag/focus", foc_uri, DOCUMENT_RAG, "docrag_chunk_selection_triples",
+                       foc_uri, em.pick("document-rag/focus", "exploration",
+                                        {"exploration": exp_uri, "grounding": gnd_uri}),
+                       chosen, em.selection_session("document-rag", sid))
 
-    out.append(_retrieval(syn_uri, prov.docrag_synthesis_triples(
-        syn_uri, parent,
-        document_id=f"urn:trustgraph:docrag:{sid}/answer",
-        **usage(2874, 61)), DOCUMENT_RAG))
-    return out
+    out += em.emit("document-rag/synthesis", syn_uri, DOCUMENT_RAG, "docrag_synthesis_triples",
+                   syn_uri, em.pick("document-rag/synthesis", "focus" if reranked else "exploration",
+                                    {"focus": foc_uri, "exploration": exp_uri}),
+                   document_id=f"urn:trustgraph:docrag:{sid}/answer",
+                   **usage(2874, 61))
+    return em.sent(out)
 
 
 build_docrag = _flattening(docrag_emissions)
@@ -375,7 +476,8 @@ class ReactStep:
     ``tool_error`` is set when the tool raised (the observation is then
     ``"Error: <message>"``). ``graph_rag`` holds keyword arguments for
     :func:`graphrag_emissions` when the tool was knowledge-query, whose
-    GraphRAG run becomes a linked sub-trace.
+    GraphRAG run becomes a linked sub-trace. ``stops``: the service raised
+    once the Analysis was written (an unknown tool), so nothing follows it.
     """
 
     action: str
@@ -388,6 +490,7 @@ class ReactStep:
     in_token: int = 1200
     out_token: int = 90
     graph_rag: dict | None = None
+    stops: bool = False
 
 
 TOOLS = ("knowledge-query", "nobel-registry", "calculator")
@@ -439,6 +542,7 @@ def orchestrator_react_emissions(
     tool_candidates: Sequence[str] = TOOLS,
     start: datetime = START,
     model: str = MODEL,
+    emitter: Emitter = SERVICES,
 ) -> list[Emission]:
     """ReAct from the agent orchestrator (agent/orchestrator/react_pattern.py).
 
@@ -451,9 +555,12 @@ def orchestrator_react_emissions(
     the Question. ``parent_session_id`` makes this a supervisor's sub-agent
     whose Question derives from the parent's Decomposition.
     ``concluded=False`` stops after the last Observation, as when the
-    service raises on too many iterations and emits no Conclusion.
+    service raises on too many iterations and emits no Conclusion; a step
+    with ``stops`` ends the trace at its Analysis (the service raised on an
+    unknown tool).
     """
-    sid = session_id or _uuid(seed, "session")
+    em = emitter
+    sid = session_id or em.session_id("agent", seed)
     session_uri = prov.agent_session_uri(sid)
     steps = list(steps) if steps is not None else _react_steps(n_iterations)
     out: list[Emission] = []
@@ -461,13 +568,17 @@ def orchestrator_react_emissions(
     derive_from = session_uri
     if pattern_decision:
         pd_uri = prov.agent_pattern_decision_uri(sid)
-        out.append(_retrieval(pd_uri, prov.agent_pattern_decision_triples(
-            pd_uri, session_uri, "react", task_type), AGENT))
+        out += em.emit("agent/pattern-decision", pd_uri, AGENT, "agent_pattern_decision_triples",
+                       pd_uri, session_uri, "react", task_type)
         derive_from = pd_uri
 
-    parent = prov.agent_decomposition_uri(parent_session_id) if parent_session_id else None
-    out.append(_retrieval(session_uri, prov.agent_session_triples(
-        session_uri, question, _at(start, 0), parent_uri=parent), AGENT))
+    parent = None
+    if parent_session_id:
+        parent = em.pick("agent/subagent-question", "decomposition", {
+            "decomposition": prov.agent_decomposition_uri(parent_session_id),
+            "question": prov.agent_session_uri(parent_session_id), "none": None})
+    out += em.emit("agent/question", session_uri, AGENT, "agent_session_triples",
+                   session_uri, question, _at(start, 0), parent_uri=parent)
 
     clock = 0
     for n, step in enumerate(steps, start=1):
@@ -475,13 +586,21 @@ def orchestrator_react_emissions(
         # The thought is saved to the librarian under the Thought's own IRI;
         # an empty thought (a parse error) gets no Thought entity at all.
         thought_doc = f"urn:trustgraph:agent:{sid}/i{n}/thought" if step.thought else None
-        out.append(_retrieval(it_uri, prov.agent_iteration_triples(
+        first = {"decision": derive_from, "question": session_uri}
+        later = {"observation": prov.agent_observation_uri(sid, n - 1),
+                 "analysis": prov.agent_iteration_uri(sid, n - 1)}
+        previous = em.pick("agent/iteration", "decision" if n == 1 else "observation",
+                           first if n == 1 else later)
+        out += em.emit(
+            "agent/iteration", it_uri, AGENT, "agent_iteration_triples",
             it_uri,
-            question_uri=derive_from if n == 1 else None,
-            previous_uri=prov.agent_observation_uri(sid, n - 1) if n > 1 else None,
+            question_uri=previous if n == 1 else None,
+            previous_uri=previous if n > 1 else None,
             action=step.action,
-            arguments=step.arguments,
-            thought_uri=prov.agent_thought_uri(sid, n) if thought_doc else None,
+            arguments=em.arguments(step.arguments),
+            thought_uri=em.pick("agent/thought", "own", {
+                "own": prov.agent_thought_uri(sid, n), "previous": prov.agent_thought_uri(sid, n - 1),
+            }) if thought_doc else None,
             thought_document_id=thought_doc,
             tool_candidates=list(tool_candidates),
             step_number=n,
@@ -489,8 +608,10 @@ def orchestrator_react_emissions(
             in_token=step.in_token,
             out_token=step.out_token,
             model=model,
-        ), AGENT))
+        )
         clock += step.llm_duration_ms
+        if step.stops:
+            return em.sent(out)
 
         # The Observation derives from the last explain event the tool
         # forwarded (a GraphRAG Synthesis), else from its Analysis.
@@ -502,29 +623,35 @@ def orchestrator_react_emissions(
                    "start": start + timedelta(milliseconds=clock + 5),
                    "model": model,
                    **step.graph_rag},
-                parent_uri=it_uri, channel=AGENT)
+                parent_uri=em.pick("agent/sub-trace", "analysis", {
+                    "analysis": it_uri, "question": session_uri, "none": None,
+                    "previous": prov.agent_observation_uri(sid, n - 1) if n > 1 else derive_from}),
+                channel=AGENT, emitter=em)
             out.extend(sub)
-            obs_parent = sub[-1].explain_id
+            obs_parent = em.pick("agent/observation", "sub-trace",
+                                 {"sub-trace": sub[-1].explain_id, "analysis": it_uri})
         clock += step.tool_duration_ms
 
         obs_uri = prov.agent_observation_uri(sid, n)
-        out.append(_retrieval(obs_uri, prov.agent_observation_triples(
-            obs_uri, obs_parent,
-            document_id=obs_uri if step.observation else None,
-            tool_duration_ms=step.tool_duration_ms,
-            tool_error=step.tool_error,
-        ), AGENT))
+        out += em.emit("agent/observation", obs_uri, AGENT, "agent_observation_triples",
+                       obs_uri, obs_parent,
+                       document_id=obs_uri if step.observation else None,
+                       tool_duration_ms=step.tool_duration_ms,
+                       tool_error=step.tool_error)
 
     if concluded:
         final_uri = prov.agent_final_uri(sid)
-        out.append(_retrieval(final_uri, prov.agent_final_triples(
-            final_uri,
-            question_uri=derive_from if not steps else None,
-            previous_uri=prov.agent_observation_uri(sid, len(steps)) if steps else None,
-            document_id=f"urn:trustgraph:agent:{sid}/answer" if answer else None,
-            termination_reason="final-answer",
-        ), AGENT))
-    return out
+        last = (em.pick("agent/conclusion", "observation", {
+            "observation": prov.agent_observation_uri(sid, len(steps)),
+            "analysis": prov.agent_iteration_uri(sid, len(steps))}) if steps
+            else em.pick("agent/conclusion", "decision", {"decision": derive_from, "question": session_uri}))
+        out += em.emit("agent/conclusion", final_uri, AGENT, "agent_final_triples",
+                       final_uri,
+                       question_uri=last if not steps else None,
+                       previous_uri=last if steps else None,
+                       document_id=f"urn:trustgraph:agent:{sid}/answer" if answer else None,
+                       termination_reason="final-answer")
+    return em.sent(out)
 
 
 build_orchestrator_react = _flattening(orchestrator_react_emissions)
@@ -538,7 +665,9 @@ def legacy_react_emissions(
     steps: Sequence[ReactStep] | None = None,
     n_iterations: int = 3,
     answer: str = "Eight years: the Physics prize came in 1903 and the Chemistry prize in 1911.",
+    concluded: bool = True,
     start: datetime = START,
+    emitter: Emitter = SERVICES,
 ) -> list[Emission]:
     """ReAct from the older agent service (agent/react/service.py).
 
@@ -546,50 +675,63 @@ def legacy_react_emissions(
     No PatternDecision, no tool candidates, step numbers, durations, token
     usage or tool errors, and no termination reason on the Conclusion.
     The service neither links nor forwards GraphRAG sub-traces, so every
-    Observation derives from its own Analysis.
+    Observation derives from its own Analysis. ``concluded=False`` stops
+    after the last Observation (the service raised on too many iterations).
     """
-    sid = session_id or _uuid(seed, "session")
+    em = emitter
+    sid = session_id or em.session_id("agent", seed)
     session_uri = prov.agent_session_uri(sid)
     steps = list(steps) if steps is not None else _react_steps(n_iterations)
     if any(s.graph_rag is not None for s in steps):
         raise ValueError("the older agent service does not link GraphRAG sub-traces")
 
-    out = [_retrieval(session_uri, prov.agent_session_triples(
-        session_uri, question, _at(start, 0)), AGENT)]
+    out = em.emit("agent/question", session_uri, AGENT, "agent_session_triples",
+                  session_uri, question, _at(start, 0))
     for n, step in enumerate(steps, start=1):
         it_uri = prov.agent_iteration_uri(sid, n)
         thought_doc = f"urn:trustgraph:agent:{sid}/i{n}/thought" if step.thought else None
-        out.append(_retrieval(it_uri, prov.agent_iteration_triples(
+        previous = em.pick("agent/iteration", "question" if n == 1 else "observation", {
+            "question": session_uri, "observation": prov.agent_observation_uri(sid, n - 1),
+            "analysis": prov.agent_iteration_uri(sid, n - 1)})
+        out += em.emit(
+            "agent/iteration", it_uri, AGENT, "agent_iteration_triples",
             it_uri,
-            question_uri=session_uri if n == 1 else None,
-            previous_uri=prov.agent_observation_uri(sid, n - 1) if n > 1 else None,
+            question_uri=previous if n == 1 else None,
+            previous_uri=previous if n > 1 else None,
             action=step.action,
-            arguments=step.arguments,
-            thought_uri=prov.agent_thought_uri(sid, n) if thought_doc else None,
+            arguments=em.arguments(step.arguments),
+            thought_uri=em.pick("agent/thought", "own", {
+                "own": prov.agent_thought_uri(sid, n), "previous": prov.agent_thought_uri(sid, n - 1),
+            }) if thought_doc else None,
             thought_document_id=thought_doc,
-        ), AGENT))
+        )
         obs_uri = prov.agent_observation_uri(sid, n)
-        out.append(_retrieval(obs_uri, prov.agent_observation_triples(
-            obs_uri, it_uri,
-            document_id=obs_uri if step.observation else None,
-        ), AGENT))
+        out += em.emit("agent/observation", obs_uri, AGENT, "agent_observation_triples",
+                       obs_uri, it_uri,
+                       document_id=obs_uri if step.observation else None)
 
-    final_uri = prov.agent_final_uri(sid)
-    out.append(_retrieval(final_uri, prov.agent_final_triples(
-        final_uri,
-        question_uri=session_uri if not steps else None,
-        previous_uri=prov.agent_observation_uri(sid, len(steps)) if steps else None,
-        document_id=f"urn:trustgraph:agent:{sid}/answer" if answer else None,
-    ), AGENT))
-    return out
+    if concluded:
+        final_uri = prov.agent_final_uri(sid)
+        last = em.pick("agent/conclusion", "observation" if steps else "question", {
+            "question": session_uri,
+            "observation": prov.agent_observation_uri(sid, len(steps)),
+            "analysis": prov.agent_iteration_uri(sid, len(steps))})
+        out += em.emit("agent/conclusion", final_uri, AGENT, "agent_final_triples",
+                       final_uri,
+                       question_uri=last if not steps else None,
+                       previous_uri=last if steps else None,
+                       document_id=f"urn:trustgraph:agent:{sid}/answer" if answer else None)
+    return em.sent(out)
 
 
 build_legacy_react = _flattening(legacy_react_emissions)
 
 
 class PlanStep(NamedTuple):
-    goal: str
+    goal: str | None  # None: the LLM's plan gave the step no goal
     graph_rag: dict | None = None  # set when the step's tool was knowledge-query
+    tool_hint: str = ""
+    depends_on: tuple[int, ...] = ()
 
 
 PLAN_STEPS = (
@@ -611,10 +753,12 @@ def plan_then_execute_emissions(
     answer: str = ("Marie Curie discovered polonium and radium in 1898; she received "
                    "the Nobel Prize in Physics in 1903 and in Chemistry in 1911, "
                    "13 years after the discoveries."),
+    executed: int | None = None,
     pattern_decision: bool = True,
     task_type: str = "research",
     start: datetime = START,
     model: str = MODEL,
+    emitter: Emitter = SERVICES,
 ) -> list[Emission]:
     """Plan-then-execute (agent/orchestrator/plan_pattern.py).
 
@@ -623,8 +767,14 @@ def plan_then_execute_emissions(
     the last StepResult, terminationReason plan-complete). A step whose tool
     is knowledge-query runs GraphRAG with the step's StepResult as parent,
     so that sub-trace is emitted before the StepResult it derives from.
+    ``executed`` stops after that many steps, with no Synthesis (the
+    service raised on too many iterations). A step's ``goal`` of None is a
+    plan step the LLM gave no goal: the Plan lists "" for it and the
+    StepResult the ``str()`` of its ``trustgraph.schema.PlanStep``, as
+    plan_pattern.py writes them.
     """
-    sid = session_id or _uuid(seed, "session")
+    em = emitter
+    sid = session_id or em.session_id("agent", seed)
     session_uri = prov.agent_session_uri(sid)
     if plan is None:
         plan = [PLAN_STEPS[i] if i < len(PLAN_STEPS)
@@ -635,34 +785,56 @@ def plan_then_execute_emissions(
     derive_from = session_uri
     if pattern_decision:
         pd_uri = prov.agent_pattern_decision_uri(sid)
-        out.append(_retrieval(pd_uri, prov.agent_pattern_decision_triples(
-            pd_uri, session_uri, "plan-then-execute", task_type), AGENT))
+        out += em.emit("agent/pattern-decision", pd_uri, AGENT, "agent_pattern_decision_triples",
+                       pd_uri, session_uri, "plan-then-execute", task_type)
         derive_from = pd_uri
-    out.append(_retrieval(session_uri, prov.agent_session_triples(
-        session_uri, question, _at(start, 0)), AGENT))
+    out += em.emit("agent/question", session_uri, AGENT, "agent_session_triples",
+                   session_uri, question, _at(start, 0))
 
     plan_uri = prov.agent_plan_uri(sid)
-    out.append(_retrieval(plan_uri, prov.agent_plan_triples(
-        plan_uri, derive_from, [s.goal for s in plan]), AGENT))
+    out += em.emit("agent/plan", plan_uri, AGENT, "agent_plan_triples",
+                   plan_uri, em.pick("agent/plan", "decision", {"decision": derive_from, "question": session_uri}),
+                   [s.goal or "" for s in plan])
 
-    for i, step in enumerate(plan):
+    done = len(plan) if executed is None else executed
+    for i, step in enumerate(plan[:done]):
         step_uri = prov.agent_step_result_uri(sid, i)
+        goal = step.goal or str(_schema_plan_step(step))
         if step.graph_rag is not None:
             out.extend(graphrag_emissions(
-                **{"seed": f"{seed}/step/{i}/graph-rag", "query": step.goal,
+                **{"seed": f"{seed}/step/{i}/graph-rag", "query": goal,
                    "start": start + timedelta(seconds=4 + 6 * i), "model": model,
                    **step.graph_rag},
-                parent_uri=step_uri, channel=AGENT))
-        out.append(_retrieval(step_uri, prov.agent_step_result_triples(
-            step_uri, plan_uri, step.goal,
-            f"urn:trustgraph:agent:{sid}/step/{i}/doc"), AGENT))
+                parent_uri=em.pick("agent/step-sub-trace", "step", {
+                    "step": step_uri, "plan": plan_uri, "none": None,
+                    "next": prov.agent_step_result_uri(sid, i + 1)}),
+                channel=AGENT, emitter=em))
+        out += em.emit("agent/step-result", step_uri, AGENT, "agent_step_result_triples",
+                       step_uri, em.pick("agent/step-result", "plan", {
+                           "plan": plan_uri, "previous": prov.agent_step_result_uri(sid, i - 1) if i else plan_uri}),
+                       goal, f"urn:trustgraph:agent:{sid}/step/{i}/doc")
 
+    if done < len(plan):
+        return em.sent(out)
     syn_uri = prov.agent_synthesis_uri(sid)
-    out.append(_retrieval(syn_uri, prov.agent_synthesis_triples(
-        syn_uri, prov.agent_step_result_uri(sid, len(plan) - 1),
-        f"urn:trustgraph:agent:{sid}/synthesis/doc",
-        termination_reason="plan-complete"), AGENT))
-    return out
+    out += em.emit("agent/synthesis", syn_uri, AGENT, "agent_synthesis_triples",
+                   syn_uri, em.pick("agent/plan-synthesis", "last", {
+                       "last": prov.agent_step_result_uri(sid, len(plan) - 1),
+                       "first": prov.agent_step_result_uri(sid, 0),
+                       "every": [prov.agent_step_result_uri(sid, i) for i in range(len(plan))],
+                       "plan": plan_uri}),
+                   f"urn:trustgraph:agent:{sid}/synthesis/doc",
+                   termination_reason="plan-complete")
+    return em.sent(out)
+
+
+def _schema_plan_step(step: PlanStep):
+    """The ``trustgraph.schema.PlanStep`` plan_pattern.py makes of an LLM's plan step (its
+    pending form, as the step is executed)."""
+    from trustgraph.schema import PlanStep as SchemaPlanStep
+
+    return SchemaPlanStep(goal=step.goal or "", tool_hint=step.tool_hint, depends_on=list(step.depends_on),
+                          status="pending", result="")
 
 
 build_plan_then_execute = _flattening(plan_then_execute_emissions)
@@ -696,12 +868,14 @@ def supervisor_emissions(
     question: str = "What did Marie Curie discover, and which Nobel Prizes did she receive?",
     goals: Sequence[str] = SUBAGENT_GOALS,
     subagent_steps: Sequence[Sequence[ReactStep]] | None = None,
+    subagent_answers: Sequence[str] | None = None,
     answer: str = ("She discovered polonium and radium (1898) and received the Nobel "
                    "Prize in Physics (1903) and in Chemistry (1911)."),
     pattern_decision: bool = True,
     task_type: str = "research",
     start: datetime = START,
     model: str = MODEL,
+    emitter: Emitter = SERVICES,
 ) -> list[Emission]:
     """Supervisor with ReAct sub-agents (agent/orchestrator/supervisor_pattern.py,
     service.py, aggregator.py).
@@ -710,50 +884,66 @@ def supervisor_emissions(
     per goal (its own PatternDecision "react", its Question derived from the
     Decomposition, ReAct to a Conclusion) -> Finding k (derived from that
     sub-agent's Conclusion) -> Synthesis (derived from every Finding,
-    terminationReason subagents-complete).
+    terminationReason subagents-complete). A sub-agent whose steps end in
+    one that ``stops`` (the service raised) sends no completion: it gets no
+    Finding, and the aggregator never dispatches the Synthesis.
     """
-    sid = session_id or _uuid(seed, "session")
+    em = emitter
+    sid = session_id or em.session_id("agent", seed)
     session_uri = prov.agent_session_uri(sid)
     if subagent_steps is None:
         subagent_steps = [SUBAGENT_STEPS[k % len(SUBAGENT_STEPS)] for k in range(len(goals))]
+    if subagent_answers is None:
+        subagent_answers = [SUBAGENT_ANSWERS[k % len(SUBAGENT_ANSWERS)] for k in range(len(goals))]
     out: list[Emission] = []
 
     derive_from = session_uri
     if pattern_decision:
         pd_uri = prov.agent_pattern_decision_uri(sid)
-        out.append(_retrieval(pd_uri, prov.agent_pattern_decision_triples(
-            pd_uri, session_uri, "supervisor", task_type), AGENT))
+        out += em.emit("agent/pattern-decision", pd_uri, AGENT, "agent_pattern_decision_triples",
+                       pd_uri, session_uri, "supervisor", task_type)
         derive_from = pd_uri
-    out.append(_retrieval(session_uri, prov.agent_session_triples(
-        session_uri, question, _at(start, 0)), AGENT))
+    out += em.emit("agent/question", session_uri, AGENT, "agent_session_triples",
+                   session_uri, question, _at(start, 0))
 
     dec_uri = prov.agent_decomposition_uri(sid)
-    out.append(_retrieval(dec_uri, prov.agent_decomposition_triples(
-        dec_uri, derive_from, list(goals)), AGENT))
+    out += em.emit("agent/decomposition", dec_uri, AGENT, "agent_decomposition_triples",
+                   dec_uri, em.pick("agent/decomposition", "decision",
+                                    {"decision": derive_from, "question": session_uri}),
+                   list(goals))
 
     finding_uris = []
-    for k, (goal, steps) in enumerate(zip(goals, subagent_steps)):
-        sub_sid = _uuid(seed, f"subagent/{k}")
+    for k, (goal, steps, sub_answer) in enumerate(zip(goals, subagent_steps, subagent_answers)):
+        sub_sid = em.session_id("agent", seed, f"subagent/{k}")
         # Sub-agent requests carry pattern "react" and a session id, so the
         # service emits a PatternDecision for each of them too.
         out.extend(orchestrator_react_emissions(
             seed=f"{seed}/subagent/{k}", session_id=sub_sid, question=goal,
-            steps=steps, answer=SUBAGENT_ANSWERS[k % len(SUBAGENT_ANSWERS)],
+            steps=steps, answer=sub_answer,
             pattern_decision=True,
             task_type=task_type, parent_session_id=sid,
-            start=start + timedelta(seconds=3, milliseconds=250 * k), model=model))
+            start=start + timedelta(seconds=3, milliseconds=250 * k), model=model,
+            emitter=em))
+        if any(s.stops for s in steps):
+            continue
         # Findings are numbered in completion order.
-        f_uri = prov.agent_finding_uri(sid, k)
-        out.append(_retrieval(f_uri, prov.agent_finding_triples(
-            f_uri, prov.agent_final_uri(sub_sid), goal,
-            f"urn:trustgraph:agent:{sid}/finding/{k}/doc"), AGENT))
+        f_uri = prov.agent_finding_uri(sid, len(finding_uris))
+        out += em.emit("agent/finding", f_uri, AGENT, "agent_finding_triples",
+                       f_uri, em.pick("agent/finding", "conclusion", {
+                           "conclusion": prov.agent_final_uri(sub_sid), "decomposition": dec_uri,
+                           "question": prov.agent_session_uri(sub_sid)}),
+                       goal, f"urn:trustgraph:agent:{sid}/finding/{len(finding_uris)}/doc")
         finding_uris.append(f_uri)
 
+    if len(finding_uris) < len(goals):
+        return em.sent(out)
     syn_uri = prov.agent_synthesis_uri(sid)
-    out.append(_retrieval(syn_uri, prov.agent_synthesis_triples(
-        syn_uri, finding_uris, f"urn:trustgraph:agent:{sid}/synthesis/doc",
-        termination_reason="subagents-complete"), AGENT))
-    return out
+    out += em.emit("agent/synthesis", syn_uri, AGENT, "agent_synthesis_triples",
+                   syn_uri, em.pick("agent/supervisor-synthesis", "every", {
+                       "every": finding_uris, "last": finding_uris[-1], "decomposition": dec_uri}),
+                   f"urn:trustgraph:agent:{sid}/synthesis/doc",
+                   termination_reason="subagents-complete")
+    return em.sent(out)
 
 
 build_supervisor = _flattening(supervisor_emissions)
@@ -780,6 +970,7 @@ def extraction_emissions(
     start: datetime = START,
     llm_model: str | None = MODEL,
     extractor_version: str = EMITTER_VERSION,
+    emitter: Emitter = SERVICES,
 ) -> list[Emission]:
     """Document -> pages -> chunks -> subgraphs, as the extraction flow emits
     them (one Emission per Triples message, channel ``triples``).
@@ -790,6 +981,7 @@ def extraction_emissions(
     their labels to the default graph. Each subgraph holds its facts as
     quoted triples in ``tg:contains``.
     """
+    em = emitter
     doc_uri = prov.document_uri(
         doc_id or f"https://trustgraph.ai/doc/{_uuid(seed, 'document')}")
     facts = list(facts) if facts is not None else _facts(n_facts)
@@ -798,18 +990,18 @@ def extraction_emissions(
 
     with _fixed_uuid4(seed):
         doc_triples = prov.document_triples(doc_uri, title=title, mime_type="application/pdf")
-        out.append(Emission(
-            doc_uri, (prov.get_vocabulary_triples() if vocabulary else []) + doc_triples,
-            TRIPLES))
+        out.append(em.emission(
+            "extraction/document", doc_uri,
+            (prov.get_vocabulary_triples() if vocabulary else []) + doc_triples, TRIPLES))
 
         chunks = []
         for p in range(1, n_pages + 1):
             pg_uri = prov.page_uri()
-            out.append(Emission(pg_uri, prov.set_graph(prov.derived_entity_triples(
+            out.append(em.emission("extraction/page", pg_uri, prov.derived_entity_triples(
                 entity_uri=pg_uri, parent_uri=doc_uri,
                 component_name="pdf-decoder", component_version="1.0.0",
                 label=f"Page {p}", page_number=p,
-                timestamp=_at(start, 1000 * p)), prov.GRAPH_SOURCE), TRIPLES))
+                timestamp=_at(start, 1000 * p)), TRIPLES))
 
             # The chunker sees one page at a time: indexes restart at 1 and
             # the offset is advanced by length minus overlap.
@@ -817,13 +1009,13 @@ def extraction_emissions(
             for c in range(1, chunks_per_page + 1):
                 ch_uri = prov.chunk_uri()
                 length = chunk_size - 127 - (53 * (p + c)) % 200
-                out.append(Emission(ch_uri, prov.set_graph(prov.derived_entity_triples(
+                out.append(em.emission("extraction/chunk", ch_uri, prov.derived_entity_triples(
                     entity_uri=ch_uri, parent_uri=pg_uri,
                     component_name="chunker", component_version="1.0.0",
                     label=f"Chunk {c}", chunk_index=c,
                     char_offset=offset, char_length=length,
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-                    timestamp=_at(start, 1000 * p + 40 * c)), prov.GRAPH_SOURCE), TRIPLES))
+                    timestamp=_at(start, 1000 * p + 40 * c)), TRIPLES))
                 offset += length - chunk_overlap
                 chunks.append(ch_uri)
 
@@ -831,15 +1023,15 @@ def extraction_emissions(
             mine = facts[i::n_chunks]
             if mine:
                 out.append(_relationships(ch_uri, mine, _at(start, 9000 + 700 * i),
-                                          llm_model, extractor_version))
+                                          llm_model, extractor_version, em))
             if i == 0 and definitions:
                 out.append(_definitions(ch_uri, definitions, _at(start, 9350),
-                                        llm_model, extractor_version))
-    return out
+                                        llm_model, extractor_version, em))
+    return em.sent(out)
 
 
 def _relationships(chunk: str, facts: Sequence[Fact], timestamp: str,
-                   llm_model: str | None, version: str) -> Emission:
+                   llm_model: str | None, version: str, em: Emitter) -> Emission:
     label = prov.RDFS_LABEL
     triples, extracted = [], []
     for fact in facts:
@@ -854,15 +1046,15 @@ def _relationships(chunk: str, facts: Sequence[Fact], timestamp: str,
             triples.append(Triple(s=t.o, p=Term(type=IRI, iri=label),
                                   o=Term(type=LITERAL, value=fact.object)))
     sg = prov.subgraph_uri()
-    triples += prov.set_graph(prov.subgraph_provenance_triples(
+    triples += em.placed("extraction/subgraph", prov.subgraph_provenance_triples(
         subgraph_uri=sg, extracted_triples=extracted, chunk_uri=chunk,
         component_name="kg-extract-relationships", component_version=version,
-        llm_model=llm_model, timestamp=timestamp), prov.GRAPH_SOURCE)
+        llm_model=llm_model, timestamp=timestamp))
     return Emission(chunk, triples, TRIPLES)
 
 
 def _definitions(chunk: str, definitions: Sequence[tuple[str, str]], timestamp: str,
-                 llm_model: str | None, version: str) -> Emission:
+                 llm_model: str | None, version: str, em: Emitter) -> Emission:
     definition = "http://www.w3.org/2004/02/skos/core#definition"
     triples, extracted = [], []
     for name, text in definitions:
@@ -873,10 +1065,10 @@ def _definitions(chunk: str, definitions: Sequence[tuple[str, str]], timestamp: 
         triples.append(t)
         extracted.append(t)
     sg = prov.subgraph_uri()
-    triples += prov.set_graph(prov.subgraph_provenance_triples(
+    triples += em.placed("extraction/subgraph", prov.subgraph_provenance_triples(
         subgraph_uri=sg, extracted_triples=extracted, chunk_uri=chunk,
         component_name="kg-extract-definitions", component_version=version,
-        llm_model=llm_model, timestamp=timestamp), prov.GRAPH_SOURCE)
+        llm_model=llm_model, timestamp=timestamp))
     return Emission(chunk, triples, TRIPLES)
 
 
@@ -924,11 +1116,10 @@ def to_wire(triples: Iterable[Triple]) -> list[dict]:
 def explain_event(emission: Emission) -> dict:
     """The explain message a client receives, as the gateway's response
     translator of the carrying service encodes it."""
-    body = {
-        "explain_id": emission.explain_id,
-        "explain_graph": prov.GRAPH_RETRIEVAL,
-        "explain_triples": to_wire(emission.triples),
-    }
+    body: dict = {"explain_id": emission.explain_id}
+    if emission.graph is not None:  # the translators leave out an explain_graph of None
+        body["explain_graph"] = emission.graph
+    body["explain_triples"] = to_wire(emission.triples)
     if emission.channel == AGENT:
         return {"message_type": "explain", "end_of_message": False,
                 "end_of_dialog": False, **body}
@@ -1001,24 +1192,26 @@ _GRAPH_RAG_TOOL_STEP = ReactStep(
                "facts": (FACTS[4], FACTS[5], FACTS[6], FACTS[7])},
 )
 
-EXAMPLES: dict[str, Callable[[], list[Emission]]] = {
-    "graph-rag": lambda: graphrag_emissions(seed="graph-rag", start=_at_minute(0)),
-    "document-rag": lambda: docrag_emissions(
+# Partials: EXAMPLES[name]() writes the example; keyword arguments (another seed, an
+# ``emitter``) override the example's own.
+EXAMPLES: dict[str, Callable[..., list[Emission]]] = {
+    "graph-rag": functools.partial(graphrag_emissions, seed="graph-rag", start=_at_minute(0)),
+    "document-rag": functools.partial(docrag_emissions,
         seed="document-rag", start=_at_minute(5)),
-    "document-rag-reranked": lambda: docrag_emissions(
+    "document-rag-reranked": functools.partial(docrag_emissions,
         seed="document-rag-reranked", reranker=True, doc_limit=2, start=_at_minute(10)),
-    "orchestrator-react-one-shot": lambda: orchestrator_react_emissions(
+    "orchestrator-react-one-shot": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-one-shot", steps=[],
         question="In which city was Marie Curie born?",
         answer="Marie Curie was born in Warsaw.", start=_at_minute(15)),
-    "orchestrator-react-multi-iteration": lambda: orchestrator_react_emissions(
+    "orchestrator-react-multi-iteration": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-multi-iteration", n_iterations=3, start=_at_minute(20)),
     # A request without a session id (the stock client's) gets no PatternDecision:
     # the first Analysis then derives from the Question.
-    "orchestrator-react-no-pattern-decision": lambda: orchestrator_react_emissions(
+    "orchestrator-react-no-pattern-decision": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-no-pattern-decision", n_iterations=2, pattern_decision=False,
         start=_at_minute(22)),
-    "orchestrator-react-tool-error": lambda: orchestrator_react_emissions(
+    "orchestrator-react-tool-error": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-tool-error",
         steps=[
             ReactStep("nobel-registry", {"laureate": "Marie Curie", "category": "physics"},
@@ -1035,7 +1228,7 @@ EXAMPLES: dict[str, Callable[[], list[Emission]]] = {
         ],
         question="In which year did Marie Curie receive the Nobel Prize in Physics?",
         answer="In 1903.", start=_at_minute(25)),
-    "orchestrator-react-parse-error": lambda: orchestrator_react_emissions(
+    "orchestrator-react-parse-error": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-parse-error",
         steps=[
             ReactStep("__parse_error__", {}, "",
@@ -1047,24 +1240,24 @@ EXAMPLES: dict[str, Callable[[], list[Emission]]] = {
         ],
         question="In which year did Marie Curie receive the Nobel Prize in Physics?",
         answer="In 1903.", start=_at_minute(30)),
-    "orchestrator-react-max-iterations": lambda: orchestrator_react_emissions(
+    "orchestrator-react-max-iterations": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-max-iterations", n_iterations=3, concluded=False,
         start=_at_minute(35)),
-    "orchestrator-react-graphrag-tool": lambda: orchestrator_react_emissions(
+    "orchestrator-react-graphrag-tool": functools.partial(orchestrator_react_emissions,
         seed="orchestrator-react-graphrag-tool", steps=[_GRAPH_RAG_TOOL_STEP],
         question="Which elements did Marie Curie discover?",
         answer="She discovered polonium and radium, both in 1898.",
         start=_at_minute(40)),
-    "legacy-react-one-shot": lambda: legacy_react_emissions(
+    "legacy-react-one-shot": functools.partial(legacy_react_emissions,
         seed="legacy-react-one-shot", steps=[],
         question="In which city was Marie Curie born?",
         answer="Marie Curie was born in Warsaw.", start=_at_minute(45)),
-    "legacy-react-multi-iteration": lambda: legacy_react_emissions(
+    "legacy-react-multi-iteration": functools.partial(legacy_react_emissions,
         seed="legacy-react-multi-iteration", n_iterations=3, start=_at_minute(50)),
-    "plan-then-execute": lambda: plan_then_execute_emissions(
+    "plan-then-execute": functools.partial(plan_then_execute_emissions,
         seed="plan-then-execute", start=_at_minute(55)),
-    "supervisor": lambda: supervisor_emissions(seed="supervisor", start=_at_minute(60)),
-    "extraction": lambda: extraction_emissions(seed="extraction", start=_at_minute(-60)),
+    "supervisor": functools.partial(supervisor_emissions, seed="supervisor", start=_at_minute(60)),
+    "extraction": functools.partial(extraction_emissions, seed="extraction", start=_at_minute(-60)),
 }
 
 # The explain stream interleaves these two sessions, as one client running
