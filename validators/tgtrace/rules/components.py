@@ -25,10 +25,12 @@ from ..tracemodel.reader import reader_missed
 from ..tracemodel.traces import (
     DOCUMENT,
     answer_pattern,
+    answered_elsewhere,
     goals_unanswered,
     graph_iri,
     hung_under,
     is_root_question,
+    later_step,
     leaves,
     loop_never_ran,
     plan_unfinished,
@@ -246,6 +248,30 @@ def _reason_matches_chain(ctx: Context, shape: Shape, focus: Node, values: Seque
             yield value, None
 
 
+@component("SelfValueConstraintComponent", "selfValue", namespace=TGL)
+def _self_value(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: _Params) -> _Results:
+    if true(param(params, "selfValue", TGL)):
+        for value in values:
+            if value != focus:
+                yield value, None
+
+
+@component("HighestStepConstraintComponent", "highestStep", namespace=TGL)
+def _highest_step(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: _Params) -> _Results:
+    if true(param(params, "highestStep", TGL)):
+        for value in values:
+            if later_step(ctx.graph, value):
+                yield value, None
+
+
+@component("AnswerKnownConstraintComponent", "answerKnown", namespace=TGL)
+def _answer_known(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: _Params) -> _Results:
+    if true(param(params, "answerKnown", TGL)):
+        for value in values:
+            if answered_elsewhere(ctx.graph, focus, value):
+                yield value, None
+
+
 @component("ValueLinksFocusConstraintComponent", "valueLinksFocusBy", namespace=TGL)
 def _value_links_focus(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
                        params: _Params) -> _Results:
@@ -331,8 +357,13 @@ def _written_in(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
         if iri == wanted:
             continue
         # What the focus hangs under, written in the same graph, is out of place itself: it is the
-        # one reported (a tg:Document aside: the librarian writes it in the default graph).
-        if any(name in graph.graphs_of(parent) and DOCUMENT not in graph.types_of(parent)
+        # one reported. Only a step of TrustGraph's counts (a tg:Document aside, which the librarian
+        # writes in the default graph; an extraction's prov:Activity is no step).
+        if any(name in graph.graphs_of(parent) and _a_step(graph.types_of(parent))
                for parent in hung_under(graph, focus)):
             continue
         yield iri, None
+
+
+def _a_step(types: AbstractSet[str]) -> bool:
+    return DOCUMENT not in types and any(t.startswith(TG) for t in types)

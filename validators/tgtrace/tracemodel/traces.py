@@ -85,6 +85,44 @@ def graph_statements(graph: TraceGraph) -> Iterator[tuple[Node, str, str]]:
 
 
 _STARTED = PROV + "startedAtTime"
+_STEP_RESULT = TG + "StepResult"
+_DECOMPOSITION = TG + "Decomposition"
+# A plan's steps are numbered only in their IRIs (provenance/uris.py make_step_result_uri): the one
+# thing a trace holds that orders them.
+_STEP_INDEX = re.compile(r"/step/([0-9]+)$")
+
+
+def step_index(node: Node) -> int | None:
+    """The index of a plan step's StepResult, from TrustGraph's IRI template (…/step/{i})."""
+    found = _STEP_INDEX.search(node) if type(node) is str else None
+    return int(found.group(1)) if found else None
+
+
+def later_step(graph: TraceGraph, step: Node) -> bool:
+    """Whether a StepResult of the same Plan as ``step`` has a higher index (both numbered so)."""
+    index = step_index(step)
+    if index is None or _STEP_RESULT not in graph.types_of(step):
+        return False
+    for plan in graph.values(step, DERIVED):
+        for other in graph.children(plan):
+            other_index = step_index(other)
+            if other_index is not None and other_index > index and _STEP_RESULT in graph.types_of(other):
+                return True
+    return False
+
+
+def answered_elsewhere(graph: TraceGraph, finding: Node, source: Node) -> bool:
+    """Whether a Finding that derives from the Decomposition ``source`` has its sub-agent's answer
+    in the input: a sub-agent Question under that Decomposition asked the Finding's goal, and its
+    trace reached a Conclusion (which the Finding then derives from, in 2.11.1)."""
+    if _DECOMPOSITION not in graph.types_of(source):
+        return False
+    goals = _texts(graph, finding, TG + "subagentGoal")
+    for question in graph.children(source):
+        if QUESTION in graph.types_of(question) and goals & _texts(graph, question, QUERY):
+            if any(_CONCLUSION in graph.types_of(node) for node in graph.descendants(question)):
+                return True
+    return False
 
 
 def what_was_asked(graph: TraceGraph, root: Node) -> frozenset[tuple[str, str]]:
@@ -249,9 +287,18 @@ def plan_unfinished(graph: TraceGraph, synthesis: Node) -> bool:
             for result in graph.children(plan):
                 if _STEP_RESULT in graph.types_of(result):
                     done |= _texts(graph, result, _PLAN_STEP)
-            if any(text_of(goal) not in done for goal in graph.values(plan, _PLAN_STEP)):
+            if any(not _carried_out(text_of(goal), done) for goal in graph.values(plan, _PLAN_STEP)):
                 return True
     return False
+
+
+# A step the LLM gave no goal: TrustGraph 2.11.1's plan_pattern.py lists it as "" on the Plan and writes
+# its StepResult's goal as the repr of its PlanStep (str(current_step)).
+_GOALLESS_STEP = "PlanStep(goal=''"
+
+
+def _carried_out(goal: str | None, done: set) -> bool:
+    return goal in done or (goal == "" and any(text.startswith(_GOALLESS_STEP) for text in done))
 
 
 def goals_unanswered(graph: TraceGraph, synthesis: Node) -> bool:
