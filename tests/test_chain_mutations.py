@@ -48,12 +48,12 @@ REAL_STRUCTURES = (
     RealStructure(
         "a trace or sub-trace that stops before its answer",
         "orchestrator/react_pattern.py raises 'Too many agent iterations' and writes no Conclusion; the "
-        "RAG services write their steps one by one and stop where their LLM call fails, and a tool's "
-        "Observation then derives from the sub-trace's last step (agent/react/tools.py sets "
-        "last_sub_explain_uri to every explain id it forwards); rule S004 warns of a trace without answer",
+        "RAG services write their steps one by one and stop where their LLM call fails; rule S004 warns of a "
+        "trace without answer. A tool's sub-trace that stops so is followed by an Observation that records "
+        "the failure (GraphRagClient raises the response's error, AgentManager keeps it as tg:toolError, "
+        "and the Observation derives from the last forwarded step): without the error, rule C032's",
         lambda m: m.operation == "excise" and m.subject in ANSWERS
-        and all(f in ("nothing derives from it", "followed by Observation") or not f.startswith(("followed", "nothing"))
-                for f in m.facts)),
+        and all(f == "nothing derives from it" or not f.startswith(("followed", "nothing")) for f in m.facts)),
     RealStructure(
         "an unanswered trace that ends one step earlier",
         "the orchestrator raises on an unknown tool after writing the Analysis, so a trace may end at any "
@@ -73,25 +73,13 @@ REAL_STRUCTURES = (
         "triples",
         lambda m: m.operation == "excise" and m.subject == "Subgraph"),
     RealStructure(
-        "an Observation that derives from its Analysis while the tool ran a sub-trace",
-        "TrustGraph 2.2.13's react service derived every Observation from its Analysis "
-        "(examples/releases/2.2.13/orchestrator-react.nq); 2.11.1 does so whenever the tool forwarded no "
-        "explain event (pattern_base.py emit_observation_triples)",
-        lambda m: m.operation == "repoint" and m.subject == "Observation" and m.detail == ("Analysis", "Synthesis")
-        and "to the step that started the old target's sub-trace" in m.facts),
-    RealStructure(
-        "a Finding that derives from the Decomposition",
-        "pattern_base.py emit_finding_triples derives the Finding from the Decomposition when the "
-        "sub-agent's session is not known",
-        lambda m: m.operation == "repoint" and m.subject == "Finding" and m.detail == ("Decomposition", "Conclusion")
-        and "to the step that started the old target's sub-agent" in m.facts),
-    RealStructure(
-        "a plan step's sub-trace under another step, the plan's Synthesis from another step",
-        "nothing in a trace orders the StepResults (plan_pattern.py links each to the Plan and the Synthesis "
-        "to the step of the highest index; IRIs are opaque) nor ties a step to the sub-trace its tool ran "
-        "(the query is the LLM's, not the goal): each such link is indistinguishable from the real one",
+        "a plan step's sub-trace under another step",
+        "nothing in a trace ties a plan step to the sub-trace its tool ran (the query is the LLM's, not the "
+        "goal, and a StepResult records no tool): a sub-trace under another step is what a real run writes "
+        "when that step's tool ran the query (the plan's Synthesis, whose parent the StepResults' numbers "
+        "decide, is rule C030's)",
         lambda m: m.operation == "repoint" and m.detail == ("StepResult", "StepResult")
-        and m.subject in {"Synthesis", "GraphRagQuestion", "DocRagQuestion"}),
+        and m.subject in {"GraphRagQuestion", "DocRagQuestion"}),
     RealStructure(
         "a Chunk under another Page, a Subgraph under another Chunk",
         "the chunkers and extractors derive each Chunk from the Page it was cut from and each Subgraph from "

@@ -372,7 +372,7 @@ def test_selfcheck_reports_a_missing_label(tmp_path):
 
 
 def test_selfcheck_reports_an_undeclared_term(tmp_path):
-    path = _broken_copy(tmp_path, "tg:score\n    a owl:DatatypeProperty ;", "tg:score")
+    path = _broken_copy(tmp_path, "tg:score\n    a owl:DatatypeProperty, owl:FunctionalProperty ;", "tg:score")
     problems = selfcheck.run_checks(path, reasoner=False)
     assert "trustgraph.ttl: tg:score is used but not declared" in problems
     if TG + "score" in selfcheck.shape_terms(_packaged_shapes()):

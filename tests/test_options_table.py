@@ -33,6 +33,7 @@ SAMPLES = {
     "baseline": ("known.json", ["--baseline", "known.json"], 7, 7),
     "min_coverage": (40, ["--min-coverage", "40"], 120, 120),
     "one_capture": (True, ["--one-capture"], "yes", "yes"),
+    "stream_memory": (1000, ["--stream-memory", "1000"], -1, "many"),
 }
 
 
