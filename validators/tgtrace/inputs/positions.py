@@ -74,12 +74,16 @@ class Written(NamedTuple):
     spans: tuple[Span, Span, Span]
 
 
-class _Abort(Exception):
+# How a walk ends early, unwinding its recursion: built-in exceptions (every exception class of
+# the package is an error a user can act on), raised by the walk alone and caught by _walk.
+def _abort() -> ValueError:
     """The walk cannot go on (a nesting past the bound, text it does not know)."""
+    return ValueError("the walk cannot go on")
 
 
-class _Done(Exception):
+def _done() -> StopIteration:
     """Everything asked for is found."""
+    return StopIteration()
 
 
 class _Lines:
@@ -232,7 +236,7 @@ class _TurtleWalk:
         found = _TURTLE_TOKEN.match(self.data, self.pos)
         if found is None:
             if _TRAILING.match(self.data, self.pos) is None:
-                raise _Abort
+                raise _abort()
             self.kind, self.text, self.start = None, b"", self.pos
             return
         kind = found.lastgroup or ""  # one token group always matches
@@ -245,7 +249,7 @@ class _TurtleWalk:
 
     def _expect(self, kind: str, text: bytes) -> int:
         if not self._is(kind, text):
-            raise _Abort
+            raise _abort()
         end = self.end
         self.advance()
         return end
@@ -253,7 +257,7 @@ class _TurtleWalk:
     def _deeper(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _Abort
+            raise _abort()
 
     def document(self) -> None:
         while self.kind is not None:
@@ -286,11 +290,11 @@ class _TurtleWalk:
         name = None
         if which == b"PREFIX":
             if self.kind != "pname":
-                raise _Abort
+                raise _abort()
             name = self.data[self.start:self.end - 1]
             self.advance()
         if self.kind != "iri":
-            raise _Abort
+            raise _abort()
         iri = self.scope.iri(self.data[self.start:self.end])
         self.advance()
         self.scope = self.scope.with_prefix(name, iri) if name is not None else self.scope.with_base(iri)
@@ -303,13 +307,13 @@ class _TurtleWalk:
             return node
         if self._is("open", b"["):
             return self.blank_node()
-        raise _Abort
+        raise _abort()
 
     def wrapped(self, _label: Node | None) -> None:
         self._expect("open", b"{")
         while not self._is("close", b"}"):
             if self.kind is None:
-                raise _Abort
+                raise _abort()
             self.triples(top=False)
             if self._is("punct", b"."):
                 self.advance()
@@ -345,7 +349,7 @@ class _TurtleWalk:
                 return True
             self.predicate_objects(subject)
             return False
-        raise _Abort
+        raise _abort()
 
     def predicate_objects(self, subject: Node) -> None:
         while True:
@@ -420,7 +424,7 @@ class _TurtleWalk:
                 return self.triple_term()
             if text == b"<<":
                 return self.reified()
-        raise _Abort
+        raise _abort()
 
     def blank_node(self) -> Node:
         start = self.start
@@ -458,7 +462,7 @@ class _TurtleWalk:
         self.silent += 1
         self.object()
         if not (self.kind in ("iri", "pname") or self._is("word", b"a")):
-            raise _Abort
+            raise _abort()
         self.advance()
         self.object()
         self.silent -= 1
@@ -594,7 +598,7 @@ class _JsonWalk:
         found = _JSON_TOKEN.match(self.data, self.pos)
         if found is None or found.lastgroup is None:
             if self.data[self.pos:self.pos + 64].strip():
-                raise _Abort
+                raise _abort()
             self.kind, self.text = None, b""
             return
         self.kind, self.start, self.end = found.lastgroup, found.start(found.lastgroup), found.end()
@@ -607,7 +611,7 @@ class _JsonWalk:
     def _deeper(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _Abort
+            raise _abort()
 
     def document(self) -> None:
         self.value(_JsonScope(self.data, ()))
@@ -623,7 +627,7 @@ class _JsonWalk:
             items: list[tuple[str, Node]] = []
             while not self._punct(b"]"):
                 if self.kind is None:
-                    raise _Abort
+                    raise _abort()
                 items += self.value(scope)
                 if self._punct(b","):
                     self.advance()
@@ -634,7 +638,7 @@ class _JsonWalk:
             node = _node("value", self.start, self.end)
             self.advance()
             return [] if self.data[node.start:node.end] == b"null" else [("value", node)]
-        raise _Abort
+        raise _abort()
 
     def _skipped(self) -> None:
         """A value that states nothing of its node (a context, reverse properties): walked, not emitted."""
@@ -651,12 +655,12 @@ class _JsonWalk:
         special: dict[str, Node] = {}
         while not self._punct(b"}"):
             if self.kind != "string":
-                raise _Abort
+                raise _abort()
             key = _node("key", self.start, self.end)
             name = json.loads(self.data[key.start:key.end])
             self.advance()
             if not self._punct(b":"):
-                raise _Abort
+                raise _abort()
             self.advance()
             at = self.start
             if name == "@context":
@@ -698,13 +702,13 @@ class _JsonWalk:
 
 def _walk(data: bytes, syntax: str, emit: Emit) -> None:
     """Walk the text, calling ``emit`` for each statement, until it ends, ``emit`` raises
-    :class:`_Done` or the walk cannot go on."""
+    ``_done()`` or the walk cannot go on."""
     try:
         if syntax == "jsonld":
             _JsonWalk(data, emit).document()
         else:
             _TurtleWalk(data, syntax == "trig", emit).document()
-    except (_Done, _Abort, RecursionError):
+    except (StopIteration, ValueError, RecursionError):  # _done(), _abort(), and the same from the text
         pass
 
 
@@ -746,7 +750,7 @@ def locate(data: bytes, syntax: str, wanted: set[tuple]) -> dict[tuple, int]:
             found[key] = line
             pending.discard(key)
             if not pending:
-                raise _Done
+                raise _done()
 
     def emit(subject: Node, predicate: Node, obj: Node, scope: Any) -> None:
         if last[0] is not subject:
@@ -802,7 +806,7 @@ def written(data: bytes, syntax: str, asked: Iterable[int], span: int = 1) -> di
     def emit(subject: Node, predicate: Node, obj: Node, scope: Any) -> None:
         line = lines.line_of(predicate.start)
         if line > last_line:
-            raise _Done
+            raise _done()
         subject_line = lines.line_of(subject.start)
         at = {line, subject_line} & asked
         if not at:
