@@ -65,9 +65,14 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
 
 
 def not_shown(report: Report) -> str:
-    """What --show left out of a report's list, as every summary says it ("8 below warning not
-    shown"); empty when it left out nothing."""
-    return f"{report.not_shown} below {report.shown_from} not shown" if report.not_shown else ""
+    """What --show (or the format's default) left out of a report's list, as every summary says
+    it ("info not shown; --show info lists them": the counts are beside it); empty when it left
+    out nothing. What it leaves out is every finding below a severity."""
+    if not report.not_shown:
+        return ""
+    names = [("warnings" if name == "warning" else name) for name in ("error", "warning", "info")
+             if report.hidden.get(name)]
+    return f"{' and '.join(names)} not shown; --show info lists them"
 
 
 def severities(counts: dict[str, int]) -> str:

@@ -25,6 +25,7 @@ from .options import (  # re-exported: the checks and names every face has read 
     ENGINES,
     NEVER,
     OPTIONS,
+    READ_IN_LOGS,
     ScopedIgnore,
     SettingsError,
     fail_on,
@@ -37,7 +38,7 @@ from .options import (  # re-exported: the checks and names every face has read 
 )
 
 __all__ = ["ALL", "ENGINES", "NEVER", "Output", "ScopedIgnore", "Settings", "SettingsError", "chosen_codes",
-           "fail_on", "selector", "selectors", "selects", "severity", "severity_overrides", "target_version"]
+           "fail_on", "selector", "selectors", "selects", "severity", "severity_overrides", "shown_from", "target_version"]
 
 
 def chosen_codes(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None) -> frozenset[str]:
@@ -60,6 +61,14 @@ def chosen_codes(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None)
 # ---------------------------------------------------------------- settings
 
 
+def shown_from(show: Severity | None, fmt: str) -> Severity | None:
+    """The lowest severity a report in ``fmt`` lists, ``show`` given or not (None: every finding):
+    warning in the reports read in logs, else every finding (``options.SHOW_DEFAULT``)."""
+    if show is not None:
+        return show
+    return Severity.WARNING if fmt in READ_IN_LOGS else None
+
+
 @dataclass(frozen=True)
 class Output:
     """How a run's report is written; the formats read this and nothing else."""
@@ -74,8 +83,14 @@ class Output:
     summary: str | None = None
     # Paths in reports are relative to this directory (the repository root in CI).
     root: str | None = None
-    # Only findings at or above this severity are shown (None: every finding); the summary counts all.
+    # Only findings at or above this severity are shown (None: the format's default,
+    # options.SHOW_DEFAULT); the summary counts all.
     show: Severity | None = None
+
+    @property
+    def shown_from(self) -> Severity | None:
+        """The lowest severity listed (None: every finding): ``show`` as given, else the format's default."""
+        return shown_from(self.show, self.format)
 
 
 @dataclass(frozen=True)
