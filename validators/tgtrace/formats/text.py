@@ -45,7 +45,7 @@ def summary_line(report: Report) -> str:
     if report.about:
         said = severities(counts)
         return f"{report.about}: {said}." if said else f"{report.about}: all checks passed."
-    head = f"{census(len(report.files), len(report.traces), report.repeated)}, {plural(report.triples, 'triple')}"
+    head = f"{census(report.file_count, len(report.traces), report.repeated, sum(report.items.values()))}, {plural(report.triples, 'triple')}"
     if report.baselined:
         head += f" ({plural(report.baselined, 'known finding')} accepted by the baseline)"
     if not report.findings and not report.not_shown:

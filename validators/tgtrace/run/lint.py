@@ -396,6 +396,8 @@ def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
     # would only cost time, from the parse to the last finding.
     with tg.collector_paused():
         result = _judge(source.graph(), settings)
+    if "items" in source.extra:  # Python objects: the summary counts their items
+        result.extra["items"] = source.extra["items"]
     yield result
 
 
@@ -568,6 +570,8 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
             files_of.setdefault(root, set()).add(file)
         report.trace_models.update(result.trace_models)
         seen_files.setdefault(result.name, None)
+        if "items" in result.extra:
+            report.items[result.name] = report.items.get(result.name, 0) + result.extra["items"]
         report.triples += result.triples
         used.update(result.terms)
         type_sets.update(result.type_sets)
