@@ -188,3 +188,24 @@ def test_a_clean_run_does_not_walk_the_text(here, monkeypatch):
     monkeypatch.setattr(positions, "locate", refuse)
     monkeypatch.setattr("tgtrace.inputs.base.locate", refuse)
     assert tgtrace.lint(str(path)).findings == []
+
+
+@pytest.mark.parametrize("syntax", list(SYNTAXES))
+def test_a_triple_asked_alone_is_placed_as_among_all(here, syntax):
+    """The walk passes over the statements nothing is asked of (a regular expression to the end of
+    a Turtle statement, a JSON-LD node's rest): what it finds for one triple is what it finds
+    walking every statement; the excerpt's walk likewise for one line."""
+    make, _ = SYNTAXES[syntax]
+    data = make(here).encode()
+    kind = "jsonld" if syntax.startswith("jsonld") else syntax
+    rdf_format = {"turtle": ox.RdfFormat.TURTLE, "trig": ox.RdfFormat.TRIG, "jsonld": ox.RdfFormat.JSON_LD}[kind]
+    triples = {(q.subject, q.predicate, q.object) for q in ox.parse(data, format=rdf_format)}
+    keys = triples | {(s, None, None) for s, _, _ in triples}
+    every = positions.locate(data, kind, keys)
+    assert every.keys() == keys
+    for key in sorted(keys, key=str)[::7]:
+        assert positions.locate(data, kind, {key}) == {key: every[key]}, key
+    lines = data.count(b"\n") + 1
+    all_lines = positions.written(data, kind, range(1, lines + 1))
+    for line in range(1, lines + 1, 11):
+        assert positions.written(data, kind, {line}, 20).get(line) == all_lines.get(line), line

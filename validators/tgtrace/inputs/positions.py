@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
@@ -119,6 +120,8 @@ class _Lines:
 
 
 Emit = Callable[[Node, Node, Node, Any], None]
+# (subject, if known yet; scope; where the text starts and ends) -> whether nothing written there is asked for.
+Skip = Callable[[Node | None, Any, int, int], bool]
 
 # ----------------------------------------------------------------------------------- Turtle, TriG
 
@@ -138,7 +141,17 @@ _TURTLE_TOKEN = re.compile(
     rb"|(?P<pname>(?:" + _PREFIX + rb")?:(?:" + _LOCAL + rb")?)"
     rb"|(?P<word>[A-Za-z]+)|(?P<punct>[.;,~]))",
     re.S)
+# The rest of a statement, to its terminating "." (or a TriG block's "}"): strings, IRIs and
+# comments whole, a "." inside a name or a number passed ("ex:a.b", "1.5", ".5"). It stops
+# short at "{" (an annotation) and "~" (a reifier), which the walk then reads.
+_STATEMENT_REST = re.compile(
+    rb'(?:[^."\'<#{}~\\]++|\\.|"""(?:[^"\\]++|\\.|"(?!""))*+"""|\'\'\'(?:[^\'\\]++|\\.|\'(?!\'\'))*+\'\'\''
+    rb'|"(?:[^"\\\r\n]++|\\.)*+"|\'(?:[^\'\\\r\n]++|\\.)*+\'|<(?:[^<>"{}|^`\\\x00-\x20]++|\\[uU][0-9A-Fa-f]{4,8})*+>'
+    rb"|<<|#[^\r\n]*+|\.(?=[0-9])|(?<=[" + _NC + rb"%])\.(?=[" + _NC + rb":%]))*+",
+    re.S)
 _TRAILING = re.compile(rb"(?:[ \t\r\n]++|#[^\r\n]*+)*+\Z")
+# Terms a scope keeps resolved (predicates, datatypes, the subjects of the statements at hand).
+_CACHED = 1 << 16
 # Tokens whose text the walk reads (the others it only spans).
 _READ = frozenset(("open", "close", "punct", "word", "at", "hat"))
 _LOCAL_ESCAPE = re.compile(rb"\\(.)")
@@ -179,6 +192,8 @@ class _TurtleScope:
         if key in self.cache:
             return self.cache[key]
         value = self._term(kind, raw)
+        if len(self.cache) >= _CACHED:
+            self.cache.clear()  # a subject's term is asked again only in its own statement
         self.cache[key] = value
         return value
 
@@ -222,8 +237,8 @@ class _TurtleScope:
 class _TurtleWalk:
     """Turtle's and TriG's grammar, emitting each (subject, predicate, object) as written."""
 
-    def __init__(self, data: bytes, trig: bool, emit: Emit) -> None:
-        self.data, self.trig, self.emit = data, trig, emit
+    def __init__(self, data: bytes, trig: bool, emit: Emit, skip: Skip | None = None) -> None:
+        self.data, self.trig, self.emit, self.skip = data, trig, emit, skip
         self.scope = _TurtleScope({}, None)
         self.pos = 3 if data.startswith(b"\xef\xbb\xbf") else 0
         self.depth = self.silent = 0
@@ -347,9 +362,25 @@ class _TurtleWalk:
             if self.trig and top and self._is("open", b"{"):
                 self.wrapped(subject)
                 return True
+            if self.skip is not None and self._passed(subject):
+                return True
             self.predicate_objects(subject)
             return False
         raise _abort()
+
+    def _passed(self, subject: Node) -> bool:
+        """Whether the rest of ``subject``'s statement was passed over whole, at the speed of one
+        regular expression, because ``skip`` says nothing in it is asked for (its terminating
+        ``.`` passed too). A statement with an annotation or a reifier is walked: their subjects
+        are others."""
+        assert self.skip is not None
+        end = _STATEMENT_REST.match(self.data, self.start).end()  # type: ignore[union-attr]  # matches the empty text
+        stop = self.data[end:end + 1]
+        if stop not in (b".", b"}", b"") or not self.skip(subject, self.scope, subject.start, end):
+            return False
+        self.pos = end + 1 if stop == b"." else end
+        self.advance()
+        return True
 
     def predicate_objects(self, subject: Node) -> None:
         while True:
@@ -499,6 +530,33 @@ class _TurtleWalk:
 _JSON_TOKEN = re.compile(
     rb'[ \t\r\n]*(?:(?P<string>"(?:[^"\\]++|\\.)*+")|(?P<punct>[{}\[\]:,])|(?P<atom>-?[0-9][0-9.eE+\-]*|true|false|null))',
     re.S)
+# A JSON value's text up to its next bracket, strings whole; a node reference; a string's text.
+_JSON_JUMP = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+')
+_JSON_FLAT = rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+"'
+
+
+def _nested(levels: int) -> bytes:
+    """JSON text whose brackets are matched, nested at most ``levels`` deep."""
+    inner = _JSON_FLAT + rb")*+"
+    for _ in range(levels):
+        inner = _JSON_FLAT + rb"|\[" + inner + rb"\]|\{" + inner + rb"\})*+"
+    return inner
+
+
+# A value, and the rest of an object to its "}", nested no deeper than four levels.
+_JSON_VALUE = re.compile(rb"\[" + _nested(3) + rb"\]|\{" + _nested(3) + rb"\}")
+_JSON_REST = re.compile(_nested(4) + rb"\}")
+_REFERENCE = re.compile(rb'\{\s*+"@id"\s*+:\s*+"(?:[^"\\]++|\\.)*+"\s*+\}')
+
+
+def _string(raw: bytes) -> str:
+    """The text of a JSON string token."""
+    if b"\\" not in raw:
+        return raw[1:-1].decode("utf-8", "replace")
+    text = json.loads(raw)
+    return text if isinstance(text, str) else ""
+
+
 # Keywords whose value holds no statement of the node it is in (walked for structure only).
 _OTHER_KEYWORDS = frozenset(("@reverse", "@included", "@nest", "@index", "@language", "@direction", "@set"))
 
@@ -584,8 +642,8 @@ class _JsonScope:
 class _JsonWalk:
     """JSON-LD's node objects: each key's values as statements of the node's ``@id``."""
 
-    def __init__(self, data: bytes, emit: Emit) -> None:
-        self.data, self.emit = data, emit
+    def __init__(self, data: bytes, emit: Emit, skip: Skip | None = None) -> None:
+        self.data, self.emit, self.skip = data, emit, skip
         self.pos = 3 if data.startswith(b"\xef\xbb\xbf") else 0
         self.depth = self.silent = 0
         self.kind: str | None = None
@@ -607,6 +665,43 @@ class _JsonWalk:
 
     def _punct(self, text: bytes) -> bool:
         return self.kind == "punct" and self.text == text
+
+    def _value_end(self, closing: bool = False) -> int | None:
+        """Where the value at the cursor ends (``closing``: where the object the cursor is in
+        ends, past its "}"), its brackets matched at the speed of one regular expression; None
+        when it holds a node of its own (an ``@id`` in it other than a reference, ``{"@id": ...}``)."""
+        data, pos = self.data, self.start
+        flat = (_JSON_REST if closing else _JSON_VALUE).match(data, pos)
+        if flat is not None:  # nested no deeper than JSON-LD's expanded values: one match
+            pos = flat.end()
+        else:
+            depth, last = 0, -1 if closing else 0
+            while True:
+                pos = _JSON_JUMP.match(data, pos).end()  # type: ignore[union-attr]  # matches the empty text
+                bracket = data[pos:pos + 1]
+                if not bracket:
+                    return None
+                depth += 1 if bracket in b"[{" else -1
+                pos += 1
+                if depth == last:
+                    break
+        text = data[self.start:pos]
+        if b'"@id"' in text and text.count(b'"@id"') != len(_REFERENCE.findall(text)):
+            return None
+        return pos
+
+    def _jumped(self, subject: Node | None, start: int, scope: _JsonScope, closing: bool = False) -> bool:
+        """Whether the value at the cursor (``closing``: the rest of the object it is in) was
+        passed over whole, because ``skip`` says nothing written there is asked for and it holds
+        no node of its own."""
+        if self.skip is None or self.silent or (self.kind != "punct" and not closing):
+            return False
+        end = self._value_end(closing)
+        if end is None or not self.skip(subject, scope, start, end):
+            return False
+        self.end = self.pos = end
+        self.advance()
+        return True
 
     def _deeper(self) -> None:
         self.depth += 1
@@ -657,19 +752,24 @@ class _JsonWalk:
             if self.kind != "string":
                 raise _abort()
             key = _node("key", self.start, self.end)
-            name = json.loads(self.data[key.start:key.end])
+            name = _string(self.data[key.start:key.end])
             self.advance()
             if not self._punct(b":"):
                 raise _abort()
             self.advance()
             at = self.start
-            if name == "@context":
+            if not name.startswith("@") and self._jumped(subject, key.start, scope):
+                pass  # a value of a node nothing is asked of, holding no node of its own
+            elif name == "@context":
                 self._skipped()
                 scope = scope.within(at, self.last)
             elif name == "@id":
                 items = self.value(scope)
                 if items and items[0][0] == "value":
                     subject = _node("id", items[0][1].start, items[0][1].end)
+                    if not special and self._jumped(subject, key.start, scope, closing=True):
+                        self.depth -= 1  # the rest of a node nothing is asked of, passed whole
+                        return self._node_of(subject, start, members)
             elif name in ("@value", "@list", "@set"):
                 self._skipped()
                 special[name] = _node(name, at, self.last)
@@ -689,6 +789,11 @@ class _JsonWalk:
             return "value", Node("valueobject", start, end, mark.start, mark.end)
         if "@list" in special or "@set" in special:
             return "list", _node("list", start, end)
+        return self._node_of(subject, start, members)
+
+    def _node_of(self, subject: Node | None, start: int,
+                 members: list[tuple[Node, list[tuple[str, Node]], _JsonScope]]) -> tuple[str, Node]:
+        """A node object read: its statements emitted, and the node as a value."""
         node = subject if subject is not None else _node("anon", start, start + 1)
         if not self.silent:
             for key, items, member_scope in members:
@@ -700,14 +805,15 @@ class _JsonWalk:
 # --------------------------------------------------------------------------------------- walking
 
 
-def _walk(data: bytes, syntax: str, emit: Emit) -> None:
+def _walk(data: bytes, syntax: str, emit: Emit, skip: Skip | None = None) -> None:
     """Walk the text, calling ``emit`` for each statement, until it ends, ``emit`` raises
-    ``_done()`` or the walk cannot go on."""
+    ``_done()`` or the walk cannot go on; a Turtle or TriG statement that ``skip`` says holds
+    nothing asked for is passed over, and so is a JSON-LD value that holds no node of its own."""
     try:
         if syntax == "jsonld":
-            _JsonWalk(data, emit).document()
+            _JsonWalk(data, emit, skip).document()
         else:
-            _TurtleWalk(data, syntax == "trig", emit).document()
+            _TurtleWalk(data, syntax == "trig", emit, skip).document()
     except (StopIteration, ValueError, RecursionError):  # _done(), _abort(), and the same from the text
         pass
 
@@ -783,7 +889,19 @@ def locate(data: bytes, syntax: str, wanted: set[tuple]) -> dict[tuple, int]:
             if key[1] == p and key not in guessed and (value == key[2] or (value is None and isinstance(key[2], ox.BlankNode))):
                 guessed[key] = (lines.line_of(predicate.start), lines.line_of(subject.start))
 
-    _walk(data, syntax, emit)
+    def skip(subject: Node | None, scope: Any, _start: int, _end: int) -> bool:
+        if subject is None or anonymous:
+            return False
+        if last[0] is not subject:
+            last[0], last[1] = subject, _term(data, subject, scope)
+        return last[1] not in subjects
+
+    _walk(data, syntax, emit, skip)
+    return _with_guesses(found, pending, guessed)
+
+
+def _with_guesses(found: dict[tuple, int], pending: set[tuple], guessed: dict[tuple, tuple[int, int]]) -> dict[tuple, int]:
+    """The lines found, and for what was not found, the lines guessed by an anonymous term."""
     for key, (line, subject_line) in guessed.items():
         if key in pending:
             found[key] = line
@@ -805,7 +923,7 @@ def written(data: bytes, syntax: str, asked: Iterable[int], span: int = 1) -> di
 
     def emit(subject: Node, predicate: Node, obj: Node, scope: Any) -> None:
         line = lines.line_of(predicate.start)
-        if line > last_line:
+        if line > last_line and syntax != "jsonld":  # JSON-LD's come when their node ends, nested ones first
             raise _done()
         subject_line = lines.line_of(subject.start)
         at = {line, subject_line} & asked
@@ -820,5 +938,21 @@ def written(data: bytes, syntax: str, asked: Iterable[int], span: int = 1) -> di
         for number in at:
             out.setdefault(number, []).append(entry)
 
-    _walk(data, syntax, emit)
+    ordered = sorted(asked)
+
+    def asks(first: int, last: int) -> bool:
+        at = bisect_left(ordered, first)
+        return at < len(ordered) and ordered[at] <= last
+
+    def skip(subject: Node | None, _scope: Any, start: int, end: int) -> bool:
+        # A statement is asked for by its subject's line too: a JSON-LD key's subject may be
+        # unknown yet (written after it), and then it is walked.
+        if subject is None:
+            return False
+        first = lines.line_of(start)
+        if first > last_line and syntax != "jsonld":
+            raise _done()
+        return not asks(first, lines.line_of(end)) and not asks(*[lines.line_of(subject.start)] * 2)
+
+    _walk(data, syntax, emit, skip)
     return out
