@@ -266,7 +266,10 @@ def test_a_passing_log_lists_warnings_and_counts_the_info_findings(fmt):
     assert default.stdout.splitlines()[-1].endswith(": 1 warning, 8 info (info not shown; --show info lists them).")
     everything = tg_trace("lint", *SHOWN, "--no-config", "--format", fmt, "--show", "info")
     assert len(re.findall(r":\d+: [A-Z]\d{3} info ", everything.stdout)) == 8
-    assert tg_trace("lint", *SHOWN, "--no-config", "--format", fmt, "--fail-on", "info").returncode == 1
+    # What fails the run is listed: --fail-on info lists the info findings it fails on.
+    failing = tg_trace("lint", *SHOWN, "--no-config", "--format", fmt, "--fail-on", "info")
+    assert failing.returncode == 1
+    assert len(re.findall(r":\d+: [A-Z]\d{3} info ", failing.stdout)) == 8
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "gitlab", "github"])
@@ -292,7 +295,7 @@ def test_the_default_of_show_is_said_the_same_everywhere():
     finally:
         sys.path.remove(str(ROOT / "docs" / "gen"))
     said = _said(options.SHOW_DEFAULT)
-    assert "warning in the text and concise reports" in said
+    assert "warning in the text and concise reports" in said and "--fail-on info" in said
     for command in ("lint", "watch"):
         assert said in _said(CliRunner().invoke(cli.main, [command, "--help"]).output), command
     assert said in _said(config_keys_directive(None, [], {}, "x.md"))

@@ -799,7 +799,7 @@ def watch(collection: str | None, fmt: str | None, quiet_period: float, trace_ti
 
     settings = config.resolve(config_file, no_config, **_given("watch", flags))
     fmt = fmt or default_format()
-    shown = shown_from(settings.output.show, fmt)
+    shown = shown_from(settings.output.show, fmt, settings.fail_on)
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     color = bool(color) and fmt == "text"

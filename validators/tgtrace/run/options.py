@@ -42,7 +42,8 @@ SEVERITIES = ("error", "warning", "info")
 # reads in a log list warnings and errors and count the info findings (older releases' traces
 # judged by their own model, mostly); the formats programs read carry every finding.
 SHOW_DEFAULT = ("Default: warning in the text and concise reports (the info findings are counted in the "
-                "summary), info (every finding) in every other format.")
+                "summary, and listed when --fail-on info fails on them), info (every finding) in every other "
+                "format.")
 # The formats whose findings are shown from warning unless --show says otherwise (lint's text
 # and concise reports, watch's text lines).
 READ_IN_LOGS = ("text", "concise")

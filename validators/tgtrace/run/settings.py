@@ -61,12 +61,15 @@ def chosen_codes(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None)
 # ---------------------------------------------------------------- settings
 
 
-def shown_from(show: Severity | None, fmt: str) -> Severity | None:
+def shown_from(show: Severity | None, fmt: str, fail_on: Severity | None = None) -> Severity | None:
     """The lowest severity a report in ``fmt`` lists, ``show`` given or not (None: every finding):
-    warning in the reports read in logs, else every finding (``options.SHOW_DEFAULT``)."""
+    warning in the reports read in logs, or ``fail_on`` when it is lower (what fails the run is
+    listed), else every finding (``options.SHOW_DEFAULT``)."""
     if show is not None:
         return show
-    return Severity.WARNING if fmt in READ_IN_LOGS else None
+    if fmt not in READ_IN_LOGS:
+        return None
+    return fail_on if fail_on is not None and fail_on < Severity.WARNING else Severity.WARNING
 
 
 @dataclass(frozen=True)
@@ -87,10 +90,10 @@ class Output:
     # options.SHOW_DEFAULT); the summary counts all.
     show: Severity | None = None
 
-    @property
-    def shown_from(self) -> Severity | None:
-        """The lowest severity listed (None: every finding): ``show`` as given, else the format's default."""
-        return shown_from(self.show, self.format)
+    def shown_from(self, fail_on: Severity | None = None) -> Severity | None:
+        """The lowest severity listed (None: every finding): ``show`` as given, else the format's
+        default for a run that fails on ``fail_on``."""
+        return shown_from(self.show, self.format, fail_on)
 
 
 @dataclass(frozen=True)
