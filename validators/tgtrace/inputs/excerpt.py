@@ -118,9 +118,10 @@ def _syntax(file: str, head: bytes) -> str | None:
 
 def _statements(findings: list[Finding]) -> dict[str, dict[int, list[Written]]]:
     """The statements written on the findings' lines, of each Turtle, TriG or JSON-LD file."""
-    by_file: dict[str, set[int]] = {}
+    by_file: dict[str, dict[int, set[str]]] = {}
     for finding in findings:
-        by_file.setdefault(str(finding.file), set()).add(int(finding.line))  # type: ignore[arg-type]  # those with a line
+        lines = by_file.setdefault(str(finding.file), {})
+        lines.setdefault(int(finding.line), set()).add(finding.focus)  # type: ignore[arg-type]  # those with a line
     found: dict[str, dict[int, list[Written]]] = {}
     for file, lines in by_file.items():
         if file in _NOT_A_FILE or not os.path.isfile(file):

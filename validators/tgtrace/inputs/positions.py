@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, NamedTuple
 
 import pyoxigraph as ox
@@ -910,41 +910,61 @@ def _with_guesses(found: dict[tuple, int], pending: set[tuple], guessed: dict[tu
     return found
 
 
-def written(data: bytes, syntax: str, asked: Iterable[int], span: int = 1) -> dict[int, list[Written]]:
+def written(data: bytes, syntax: str, asked: Mapping[int, Collection[str] | None] | Iterable[int],
+            span: int = 1) -> dict[int, list[Written]]:
     """The statements whose subject or predicate is written on each line asked for, with their
     terms named and placed; ``span`` lines after each are read too (a statement's object may
-    follow on the next lines)."""
-    asked = set(asked)
-    if not asked:
+    follow on the next lines). ``asked`` may name, for each line, the subjects asked about
+    (their names, as reports give them): then only their statements, and an anonymous blank
+    node's, are read (a minified JSON-LD file is one line)."""
+    wanted: dict[int, Collection[str] | None] = dict(asked) if isinstance(asked, Mapping) else dict.fromkeys(asked)
+    if not wanted:
         return {}
-    last_line = max(asked) + span
+    last_line = max(wanted) + span
     out: dict[int, list[Written]] = {}
     lines = _Lines(data)
+    ordered = sorted(wanted)
+    last: list[Any] = [None, None]  # the last subject node asked about, and its name
+
+    def named(subject: Node, scope: Any) -> str | None:
+        if last[0] is not subject:
+            term = _term(data, subject, scope)
+            last[0], last[1] = subject, None if term is None else term_name(term)
+        return last[1]
+
+    def about(numbers: Iterable[int], subject: Node, scope: Any) -> list[int]:
+        """The lines asked for, of ``numbers``, that ask about ``subject``."""
+        found = []
+        for number in numbers:
+            subjects = wanted.get(number, ())
+            if subjects is None:
+                found.append(number)
+            elif subjects:
+                name = named(subject, scope)
+                if (name in subjects) if name is not None else any(s.startswith("_:") for s in subjects):
+                    found.append(number)
+        return found
 
     def emit(subject: Node, predicate: Node, obj: Node, scope: Any) -> None:
         line = lines.line_of(predicate.start)
         if line > last_line and syntax != "jsonld":  # JSON-LD's come when their node ends, nested ones first
             raise _done()
-        subject_line = lines.line_of(subject.start)
-        at = {line, subject_line} & asked
+        at = about({line, lines.line_of(subject.start)}, subject, scope)
         if not at:
             return
-        s, p = _term(data, subject, scope), _term(data, predicate, scope)
+        s, p = named(subject, scope), _term(data, predicate, scope)
         o = _term(data, obj, scope, predicate)
-        entry = Written(None if s is None else term_name(s), None if p is None else term_name(p),
-                        None if o is None else term_name(o),
+        entry = Written(s, None if p is None else term_name(p), None if o is None else term_name(o),
                         (lines.span(subject.mark_start, subject.mark_end),
                          lines.span(predicate.mark_start, predicate.mark_end), lines.span(obj.mark_start, obj.mark_end)))
         for number in at:
             out.setdefault(number, []).append(entry)
 
-    ordered = sorted(asked)
-
-    def asks(first: int, last: int) -> bool:
+    def asks(first: int, last: int) -> list[int]:
         at = bisect_left(ordered, first)
-        return at < len(ordered) and ordered[at] <= last
+        return ordered[at:bisect_right(ordered, last)] if at < len(ordered) and ordered[at] <= last else []
 
-    def skip(subject: Node | None, _scope: Any, start: int, end: int) -> bool:
+    def skip(subject: Node | None, scope: Any, start: int, end: int) -> bool:
         # A statement is asked for by its subject's line too: a JSON-LD key's subject may be
         # unknown yet (written after it), and then it is walked.
         if subject is None:
@@ -952,7 +972,8 @@ def written(data: bytes, syntax: str, asked: Iterable[int], span: int = 1) -> di
         first = lines.line_of(start)
         if first > last_line and syntax != "jsonld":
             raise _done()
-        return not asks(first, lines.line_of(end)) and not asks(*[lines.line_of(subject.start)] * 2)
+        numbers = [*asks(first, lines.line_of(end)), *asks(*[lines.line_of(subject.start)] * 2)]
+        return not about(numbers, subject, scope)
 
     _walk(data, syntax, emit, skip)
     return out
