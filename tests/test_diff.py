@@ -440,3 +440,19 @@ def test_a_mutant_quads_list_is_read_as_any_input():
     # The Python API reads what lint reads: here pyoxigraph quads.
     quads = list(ox.parse(path=str(EXAMPLES / "graph-rag.nq"), format=ox.RdfFormat.N_QUADS))
     assert compare_inputs(quads, EXAMPLES / "graph-rag.nq").same
+
+
+def test_two_different_traces_are_headlined_by_both_questions():
+    """One trace on each side, of two different queries: the headline quotes the old question and
+    the new one, in text and Markdown."""
+    old, new = EXAMPLES / "orchestrator-react-one-shot.nq", EXAMPLES / "orchestrator-react-multi-iteration.nq"
+    result = tg_trace("diff", str(old), str(new))
+    assert result.returncode == 1
+    assert ('ReAct trace "In which city was Marie Curie born?" → '
+            '"How many years passed between Marie Curie\'s two Nobel Prizes?"') in result.stdout.splitlines()
+    markdown = tg_trace("diff", "--format", "markdown", str(old), str(new)).stdout
+    assert ("#### ReAct trace `In which city was Marie Curie born?` → "
+            "`How many years passed between Marie Curie's two Nobel Prizes?`") in markdown.splitlines()
+    # The same question on both sides is quoted once.
+    same = tg_trace("diff", str(old), str(old)).stdout
+    assert 'ReAct trace "In which city was Marie Curie born?": no structural difference' in same

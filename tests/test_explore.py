@@ -218,3 +218,14 @@ def test_list_drops_empty_columns_and_names_the_file_of_a_repeated_trace():
     # One file per trace: no file column.
     single = CliRunner().invoke(main, ["list", "--no-config", str(EXAMPLES / "graph-rag.nq")], env={"COLUMNS": "200"})
     assert "file" not in single.stdout.splitlines()[0].split()
+
+
+def test_show_counts_its_findings_in_words(tmp_path):
+    """show's last line counts the findings as the lint summary does: "2 errors", "1 warning"."""
+    path = faulty_copy(tmp_path)
+    text = path.read_text()
+    assert '"final-answer"' in text
+    path.write_text(text.replace('"final-answer"', '"final-answr"', 1))  # a second error, T001
+    assert invoke("show", str(path)).stdout.splitlines()[-1].endswith("findings: 2 errors.")
+    legacy = invoke("show", str(EXAMPLES / "legacy-react-one-shot.nq")).stdout
+    assert legacy.splitlines()[-1].endswith("findings: 1 warning.")

@@ -28,7 +28,7 @@ def lossy(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_no_format_places_a_notice_at_line_0(lossy, fmt):
-    code, out, err = cli("lint", "--fail-on", "never", "--format", fmt, lossy)
+    code, out, err = cli("lint", "--fail-on", "never", "--show", "info", "--format", fmt, lossy)
     assert code == 0, err
     assert "I001" in out
     assert not re.search(r"export\.tgx:0\b", out)
@@ -37,7 +37,7 @@ def test_no_format_places_a_notice_at_line_0(lossy, fmt):
 
 @pytest.mark.parametrize("fmt", ["text", "concise"])
 def test_the_text_formats_name_the_file_alone(lossy, fmt):
-    _, out, _ = cli("lint", "--fail-on", "never", "--format", fmt, lossy)
+    _, out, _ = cli("lint", "--fail-on", "never", "--show", "info", "--format", fmt, lossy)
     notice = next(line for line in out.splitlines() if "I001" in line)
     assert notice.strip().startswith("export.tgx: I001 info ")
 

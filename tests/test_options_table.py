@@ -222,7 +222,7 @@ def tg_trace(*args, cwd=None):
 
 
 def test_show_lists_only_the_findings_at_or_above_it_and_the_summary_counts_all(tmp_path):
-    everything = tg_trace("lint", *SHOWN, "--no-config", "--format", "concise")
+    everything = tg_trace("lint", *SHOWN, "--no-config", "--format", "concise", "--show", "info", cwd=tmp_path)
     shown = tg_trace("lint", *SHOWN, "--no-config", "--format", "concise", "--show", "warning", cwd=tmp_path)
     assert everything.returncode == shown.returncode == 0, shown.stderr
 
@@ -232,11 +232,11 @@ def test_show_lists_only_the_findings_at_or_above_it_and_the_summary_counts_all(
     assert [line for line in findings(everything.stdout) if " info " in line]
     assert [line.split(": ", 1)[1] for line in findings(shown.stdout)] == [
         line.split(": ", 1)[1] for line in findings(everything.stdout) if " warning " in line] != []
-    assert shown.stdout.splitlines()[-1].endswith(": 1 warning, 8 info (8 below warning not shown).")
+    assert shown.stdout.splitlines()[-1].endswith(": 1 warning, 8 info (info not shown; --show info lists them).")
     # The configuration key says the same.
-    (tmp_path / "tg-trace.toml").write_text('show = "warning"\n')
+    (tmp_path / "tg-trace.toml").write_text('show = "info"\n')
     configured = tg_trace("lint", *SHOWN, "--format", "concise", cwd=tmp_path)
-    assert configured.stdout == shown.stdout
+    assert configured.stdout == everything.stdout
     # JSON: the findings shown, the summary of them all.
     data = json.loads(tg_trace("lint", *SHOWN, "--no-config", "--format", "json", "--show", "warning").stdout)
     assert {f["severity"] for f in data["findings"]} == {"warning"}
@@ -246,13 +246,62 @@ def test_show_lists_only_the_findings_at_or_above_it_and_the_summary_counts_all(
     page = tg_trace("lint", *SHOWN, "--no-config", "--format", "html", "--show", "warning").stdout
     assert page.count(' data-severity="warning"') == 1 and ' data-severity="info"' not in page
     assert '<span class="info">8 info</span>' in page
-    assert '<span class="muted" id="not-shown">8 below warning not shown</span>' in page
+    assert '<span class="muted" id="not-shown">info not shown; --show info lists them</span>' in page
 
 
 def test_show_never_changes_the_verdict():
     hidden = tg_trace("lint", *SHOWN, "--no-config", "--format", "concise", "--show", "error", "--fail-on", "info")
     assert hidden.returncode == 1
-    assert hidden.stdout.splitlines()[-1].endswith(": 1 warning, 8 info (9 below error not shown).")
+    assert hidden.stdout.splitlines()[-1].endswith(
+        ": 1 warning, 8 info (warnings and info not shown; --show info lists them).")
+
+
+@pytest.mark.parametrize("fmt", ["text", "concise"])
+def test_a_passing_log_lists_warnings_and_counts_the_info_findings(fmt):
+    """The reports a person reads in a CI log list warnings and errors by default; the summary
+    counts the info findings and says how to list them; --fail-on still judges them."""
+    default = tg_trace("lint", *SHOWN, "--no-config", "--format", fmt)
+    assert default.returncode == 0, default.stderr
+    assert not re.search(r":\d+: [A-Z]\d{3} info ", default.stdout)
+    assert re.search(r":\d+: T004 warning ", default.stdout)
+    assert default.stdout.splitlines()[-1].endswith(": 1 warning, 8 info (info not shown; --show info lists them).")
+    everything = tg_trace("lint", *SHOWN, "--no-config", "--format", fmt, "--show", "info")
+    assert len(re.findall(r":\d+: [A-Z]\d{3} info ", everything.stdout)) == 8
+    # What fails the run is listed: --fail-on info lists the info findings it fails on.
+    failing = tg_trace("lint", *SHOWN, "--no-config", "--format", fmt, "--fail-on", "info")
+    assert failing.returncode == 1
+    assert len(re.findall(r":\d+: [A-Z]\d{3} info ", failing.stdout)) == 8
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "gitlab", "github"])
+def test_the_formats_programs_read_carry_every_finding_by_default(fmt):
+    out = tg_trace("lint", *SHOWN, "--no-config", "--format", fmt).stdout
+    assert out.count("T004") >= 1 and out.count("not shown") == 0
+    listed = tg_trace("lint", *SHOWN, "--no-config", "--format", fmt, "--show", "info").stdout
+    assert out == listed
+
+
+def _said(text: str) -> str:
+    return " ".join(text.replace("`", "").split())
+
+
+def test_the_default_of_show_is_said_the_same_everywhere():
+    """--help, the configuration reference, the README and the docs give the text report's default
+    in the same words (options.SHOW_DEFAULT)."""
+    from click.testing import CliRunner
+
+    sys.path.insert(0, str(ROOT / "docs" / "gen"))
+    try:
+        from sitegen.pages.cli import config_keys_directive
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "gen"))
+    said = _said(options.SHOW_DEFAULT)
+    assert "warning in the text and concise reports" in said and "--fail-on info" in said
+    for command in ("lint", "watch"):
+        assert said in _said(CliRunner().invoke(cli.main, [command, "--help"]).output), command
+    assert said in _said(config_keys_directive(None, [], {}, "x.md"))
+    for page in ("README.md", "docs/linting.md", "docs/deployment.md"):
+        assert said in _said((ROOT / page).read_text()), page
 
 
 @pytest.mark.parametrize("show", [[], ["--show", "error"]], ids=["every finding", "--show error"])

@@ -55,3 +55,37 @@ def test_the_docs_commands_run_as_contributing_runs_them():
         assert found, f"{name} names no mkdocs command"
         bare = [command for command in found if "NO_MKDOCS_2_WARNING=1" not in command]
         assert not bare, f"{name} runs mkdocs without NO_MKDOCS_2_WARNING=1: {bare}"
+
+
+def _ci_setup_line() -> str:
+    """The line of .ci/run that reads the README's set-up commands."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    found = [line for line in ci.splitlines() if line.startswith('setup="$(')]
+    assert len(found) == 1, "CI no longer reads the README's set-up section"
+    return found[0]
+
+
+def test_the_set_up_is_two_commands_that_update_the_package_lists_first():
+    setup = commands(section("Set up (fresh machine, to work on the project)"))
+    assert len(setup) == 2, setup
+    packages, environment = setup
+    # A machine whose package lists were never updated finds no candidate for the packages.
+    assert re.match(r"apt-get update && apt-get install -y \S", packages), packages
+    assert "sudo" not in packages  # the README's commands are run as root, as CI runs them
+    assert environment.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e ")
+
+
+def test_ci_runs_the_set_up_as_the_readme_writes_it():
+    """.ci/run reads the set-up commands from the README and runs them (they cannot drift); it
+    installs nothing of its own."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    read = subprocess.run(["bash", "-c", f'set -euo pipefail; {_ci_setup_line()}; printf "%s" "$setup"'],
+                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    written = re.search(r"^## Set up \(fresh machine, to work on the project\)\n+```sh\n(.*?)^```", README,
+                        re.M | re.S)
+    assert written is not None
+    assert read == written.group(1).rstrip("\n")
+    assert re.search(r'^eval "\$setup"$', ci, re.M)
+    code = [line.split("#", 1)[0] for line in ci.splitlines()]
+    for own in ("apt-get install", "pip install", "npm ci", "python3 -m venv"):
+        assert not any(own in line for line in code), f".ci/run runs {own!r} of its own"

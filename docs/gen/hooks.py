@@ -94,11 +94,14 @@ def on_files(files, config):
     site = _state["site"]
     lint = _optional("tgtrace.api", "lint")
     render = _optional("tgtrace.formats", "render")
+    severity = _optional("tgtrace", "Severity")
     cli = _optional("tgtrace.cli", "main")
+    # A rule's page shows its finding whatever its severity (the text report lists from warning).
+    shown = {"show": severity.INFO} if severity else {}
     try:
         pages = site.pages(
             lint=lint,
-            render=(lambda report: render(report, "text")) if render else None,
+            render=(lambda report: render(report, "text", **shown)) if render else None,
             cli_main=cli,
         )
         downloads = site.downloads()

@@ -46,7 +46,7 @@ from .rules.help import explain_rule, list_rules
 from .run import config, options
 from .run.baseline import Baseline
 from .run.lint import graphs_not_judged, last_graph_kept
-from .run.settings import Output, Settings
+from .run.settings import Output, Settings, shown_from
 from .tracemodel.traces import PATTERNS, graph_statements
 from .views import traces as traceviews
 
@@ -814,15 +814,15 @@ def watch(collection: str | None, fmt: str | None, quiet_period: float, trace_ti
     from .run import watch as watching
 
     settings = config.resolve(config_file, no_config, **_given("watch", flags))
-    shown_from = settings.output.show
     fmt = fmt or default_format()
+    shown = shown_from(settings.output.show, fmt, settings.fail_on)
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     color = bool(color) and fmt == "text"
     connection = _connection(api_url, token, workspace, flow_id, idle_timeout, deadline, max_frame)
 
     def found(finding: Finding) -> None:
-        if shown_from is not None and finding.severity < shown_from:
+        if shown is not None and finding.severity < shown:
             return  # counted in the summary, not printed
         text = live.line(finding, fmt, color)
         if color:

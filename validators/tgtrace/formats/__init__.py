@@ -127,8 +127,9 @@ def render(report: Report, output: Output | str = "text", **options: Any) -> str
 
 
 def _render(report: Report, output: Output, chosen: Format) -> str:
-    # --show: the writers list the findings asked for and count every one; statistics count all.
-    shown = report.showing(output.show)
+    # --show (or the format's default): the writers list the findings asked for and count every
+    # one; statistics count all.
+    shown = report.showing(output.shown_from(report.fail_on))
     if output.statistics:
         refuse_statistics(output.format)
         head = (_writer(chosen.module).render(shown, replace(output, statistics=False))

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from ..ground.escaping import printable
 from ..ground.files import git_root
+from ..ground.locations import OBJECTS, place
 from ..ground.model import Report
 
 # Names a loader gives input that did not come from a file.
-NOT_A_FILE = {None, "", "-", "<stdin>", "<input>"}
+NOT_A_FILE = {None, "", "-", "<stdin>", "<input>", OBJECTS}
 
 def repository_root() -> Path:
     """Where CI resolves paths from: $GITHUB_WORKSPACE, else the enclosing git work tree,
@@ -55,9 +56,9 @@ def shown_path(file: str | None, root: str | Path | None = None) -> str:
 
 def shown_location(file: str | None, line: int | None, root: str | Path | None = None) -> str:
     """FILE:LINE as a report names a place, or FILE alone for a finding about no one line (a
-    notice about the whole input): the exit contract's FILE[:LINE]."""
-    shown = shown_path(file, root)
-    return f"{shown}:{line}" if line else shown
+    notice about the whole input): the exit contract's FILE[:LINE]; the item of a list of Python
+    objects as ``<objects>[INDEX]``."""
+    return place(shown_path(file, root), line)
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -65,9 +66,14 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
 
 
 def not_shown(report: Report) -> str:
-    """What --show left out of a report's list, as every summary says it ("8 below warning not
-    shown"); empty when it left out nothing."""
-    return f"{report.not_shown} below {report.shown_from} not shown" if report.not_shown else ""
+    """What --show (or the format's default) left out of a report's list, as every summary says
+    it ("info not shown; --show info lists them": the counts are beside it); empty when it left
+    out nothing. What it leaves out is every finding below a severity."""
+    if not report.not_shown:
+        return ""
+    names = [("warnings" if name == "warning" else name) for name in ("error", "warning", "info")
+             if report.hidden.get(name)]
+    return f"{' and '.join(names)} not shown; --show info lists them"
 
 
 def severities(counts: dict[str, int]) -> str:
@@ -80,11 +86,14 @@ def severities(counts: dict[str, int]) -> str:
 ORPHAN = "not linked to its trace"
 
 
-def census(files: int, traces: int, repeated: int = 0) -> str:
-    """How many files were read and traces found, as every report and `tg-trace list` say it. A
-    trace is a root Question's, or an extraction trace's Document (tgtrace.tracemodel.traces.trace_roots);
-    a trace that several files hold is one trace, and the count says so."""
-    said = f"{plural(files, 'file')}, {plural(traces, 'trace')}"
+def census(files: int, traces: int, repeated: int = 0, items: int = 0) -> str:
+    """How many files were read and traces found, as every report and `tg-trace list` say it (the
+    items of Python objects counted as items, not files: "12 items"). A trace is a root
+    Question's, or an extraction trace's Document (tgtrace.tracemodel.traces.trace_roots); a trace
+    that several files hold is one trace, and the count says so."""
+    read = [plural(files, "file")] if files or not items else []
+    read += [plural(items, "item")] if items else []
+    said = f"{', '.join(read)}, {plural(traces, 'trace')}"
     if repeated:
         which = ("" if traces == 1 else "each ") if repeated == traces else f"{repeated} "
         said += f" ({which}held by several files, counted once)"

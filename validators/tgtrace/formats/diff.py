@@ -136,7 +136,11 @@ def group_title(group: DiffGroup, quote: Callable[[str], str] = lambda text: f'"
     if group.new_pattern != group.pattern:
         pattern = f"{pattern} → {pattern_name(group.new_pattern)}"
     if group.count == 1:
-        question = _question(group.pairs[0][0]) or _question(group.pairs[0][1])
+        # Two traces paired by their place (two different inputs' one trace each): both questions.
+        old, new = _question(group.pairs[0][0]), _question(group.pairs[0][1])
+        if old and new and old != new:
+            return f"{pattern} trace {quote(old)} → {quote(new)}"
+        question = old or new
         return f"{pattern} trace" + (f" {quote(question)}" if question else "")
     return f"{group.count} {pattern} traces"
 

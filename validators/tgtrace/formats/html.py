@@ -129,7 +129,7 @@ def render(report: Report, output: Output | None = None) -> str:
         "script-src 'unsafe-inline'; img-src data:\">",
         "<title>tg-trace report</title>", f"<style>{_CSS}</style></head><body>",
         "<header><h1>tg-trace report</h1>",
-        f"<div>{census(len(report.files), len(report.traces), report.repeated)}, "
+        f"<div>{census(report.file_count, len(report.traces), report.repeated, sum(report.items.values()))}, "
         f"{plural(report.triples, 'triple')}: {'passed' if report.conforms else 'failed'}</div>"
         + (f'<div class="warning" id="gate-off">{_e(report.gate_off)}</div>' if report.gate_off else "")
         + "".join(f'<div class="muted note">{_e(note)}</div>' for note in report.notes)

@@ -308,7 +308,7 @@ def render_show(views: list[TraceView], fmt: str = "text", color: bool = False, 
             console.print()
         console.print(_trace_tree(None, view, root))
         counts = view.counts()
-        found = ", ".join(f"{counts[n]} {n}" for n in ("error", "warning", "info") if counts[n])
+        found = severities(counts)
         console.print(f"{view.step_count} steps; " + (f"findings: {found}." if found else "no findings."))
     if fmt == "svg":
         return console.export_svg(title="tg-trace show", code_format=_offline_svg_format())

@@ -32,7 +32,7 @@ def render(report: Report, output: Output | None = None) -> str:
     lines = [
         f"## {mark} tg-trace {verdict}",
         "",
-        f"{census(summary['files'], summary['traces'], summary['repeated_traces'])}, "
+        f"{census(summary['files'], summary['traces'], summary['repeated_traces'], summary.get('items', 0))}, "
         f"{plural(summary['triples'], 'triple')}; {plural(summary['findings'], 'finding')} ({gate}).",
     ]
     if report.gate_off:

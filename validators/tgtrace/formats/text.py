@@ -42,15 +42,17 @@ def finding_line(finding: Finding, color: bool = False, root: str | Path | None 
 
 def summary_line(report: Report) -> str:
     counts = report.counts()
+    hidden = not_shown(report)
     if report.about:
         said = severities(counts)
-        return f"{report.about}: {said}." if said else f"{report.about}: all checks passed."
-    head = f"{census(len(report.files), len(report.traces), report.repeated)}, {plural(report.triples, 'triple')}"
+        if not said:
+            return f"{report.about}: all checks passed."
+        return f"{report.about}: {said}{f' ({hidden})' if hidden else ''}."
+    head = f"{census(report.file_count, len(report.traces), report.repeated, sum(report.items.values()))}, {plural(report.triples, 'triple')}"
     if report.baselined:
         head += f" ({plural(report.baselined, 'known finding')} accepted by the baseline)"
     if not report.findings and not report.not_shown:
         return f"{head}: all clean."
-    hidden = not_shown(report)
     return f"{head}: {severities(counts)}{f' ({hidden})' if hidden else ''}."
 
 

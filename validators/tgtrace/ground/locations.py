@@ -17,6 +17,19 @@ if TYPE_CHECKING:
     import pyoxigraph as ox
 
 
+# The name of an input of Python objects (a list of wire triples, Triples, explain events): its
+# "lines" are its items, numbered from 1, and a place in it is shown as the list's index.
+OBJECTS = "<objects>"
+
+
+def place(file: str, line: int | None) -> str:
+    """FILE:LINE as every report names a place, FILE alone for none, and ``<objects>[INDEX]`` for
+    the item of a list of Python objects (its index, as the list is written in the test)."""
+    if not line:
+        return file
+    return f"{file}[{line - 1}]" if file == OBJECTS else f"{file}:{line}"
+
+
 def syntax_message(exc: SyntaxError) -> str:
     """What a pyoxigraph parse error says, without the position it prefixes (callers print the
     line their own way)."""

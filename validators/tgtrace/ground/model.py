@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .escaping import printable
+from .locations import place
 
 
 class Severity(enum.IntEnum):
@@ -88,7 +89,7 @@ class Finding:
         return data
 
     def __str__(self) -> str:
-        where = printable(self.file or "<input>") + (f":{self.line}" if self.line else "")
+        where = printable(place(self.file or "<input>", self.line))
         return f"{where}: {self.rule} {self.severity} {printable(self.message)} ({printable(self.focus)})"
 
 
@@ -102,6 +103,10 @@ class Report:
     traces: dict[str, str | None] = field(default_factory=dict)
     repeated: int = 0
     files: list[str] = field(default_factory=list)
+    # The inputs of Python objects among ``files`` (``<objects>``, ``<Graph>``), each with how many
+    # items it held (wire triples, Triples or explain events of a list; a graph is one): the
+    # summary counts their items, not them as files.
+    items: dict[str, int] = field(default_factory=dict)
     # Root Question IRI -> the TrustGraph releases whose trace model it follows ("2.6.9 and later").
     trace_models: dict[str, str] = field(default_factory=dict)
     triples: int = 0
@@ -160,6 +165,11 @@ class Report:
         return counts
 
     @property
+    def file_count(self) -> int:
+        """How many inputs were files (or streams): the inputs of Python objects count their items."""
+        return sum(1 for name in self.files if name not in self.items)
+
+    @property
     def not_shown(self) -> int:
         return sum(self.hidden.values())
 
@@ -176,7 +186,8 @@ class Report:
     def summary(self) -> dict:
         counts = self.counts()
         return {
-            "files": len(self.files),
+            "files": self.file_count,
+            **({"items": sum(self.items.values())} if self.items else {}),
             "traces": len(self.traces),
             "repeated_traces": self.repeated,
             "triples": self.triples,

@@ -24,6 +24,7 @@ from ..ground.graph import ReadTerms, TraceGraph, collector_paused
 from ..ground.locations import KnownLines, Locator, syntax_message
 from ..tracemodel.traces import TRUSTGRAPH
 from .lenient import Suspicion, escapes_surrogates, suspicion
+from .positions import SYNTAXES, locate
 
 RDF_FORMATS = {
     "nquads": ox.RdfFormat.N_QUADS,
@@ -155,7 +156,7 @@ class Input:
             return KnownLines(self._lines)
         if self.format in LINE_FORMATS:
             return _LineLocator(self.text, self.path, self.format, self.opener)
-        return _SubjectTextLocator(self.text, self.path, self.opener)
+        return _TextLocator(self.text, self.path, self.format, self.opener)
 
 
 class Reading:
@@ -338,12 +339,15 @@ def _lines_left(handle: IO[bytes]) -> int:
     return count + (0 if last == b"\n" else 1)
 
 
-class _SubjectTextLocator(Locator):
+class _TextLocator(Locator):
     """Turtle, TriG, JSON-LD and RDF/XML can spread a triple over many lines and abbreviate
-    IRIs; the first line that spells the subject out is close enough."""
+    IRIs. In the first three a triple is found where it is written (``positions.py``: its
+    predicate's line, a subject's first line); what that cannot tell, and RDF/XML, gets the
+    first line that spells the subject out."""
 
-    def __init__(self, text: bytes | None, path: Path | None, opener: Callable[..., Any] | None = None) -> None:
-        self.text, self.path, self.opener = text, path, opener
+    def __init__(self, text: bytes | None, path: Path | None, fmt: str,
+                 opener: Callable[..., Any] | None = None) -> None:
+        self.text, self.path, self.format, self.opener = text, path, fmt, opener
 
     def lines(self, wanted: set[tuple], runs: dict, statements: int) -> dict[tuple, int]:
         if self.text is None and self.opener is not None:
@@ -353,7 +357,11 @@ class _SubjectTextLocator(Locator):
             data = self.text if self.text is not None else (self.path.read_bytes() if self.path is not None else None)
         if data is None:
             return {}
-        return _locate_by_subject_text(data, wanted)
+        found = locate(data, self.format, wanted) if self.format in SYNTAXES else {}
+        rest = wanted - found.keys()
+        if rest:
+            found.update(_locate_by_subject_text(data, rest))
+        return found
 
 
 def _locate_line_based(lines: Iterable[bytes], wanted: set[tuple], fmt: str) -> dict[tuple, int]:
@@ -392,14 +400,17 @@ def _ntriples_token(term: ox.NamedNode | ox.BlankNode | ox.Triple) -> str:
 
 
 def _locate_by_subject_text(data: bytes, wanted: set[tuple]) -> dict[tuple, int]:
-    # Turtle, TriG, JSON-LD and RDF/XML can spread a triple over many lines and
-    # abbreviate IRIs; the first line that spells the subject out is close enough.
+    """The first line that spells each wanted triple's subject out: as an IRI or a string (a
+    whole token, not the start of a longer IRI), else as its bare text."""
     text = data.decode("utf-8", "replace")
     found = {}
     for key in wanted:
         subject = key[0]
         needle = subject.value if isinstance(subject, ox.NamedNode) else str(subject)
-        pos = text.find(needle)
+        for form in (f"<{needle}>", f'"{needle}"', needle):
+            pos = text.find(form)
+            if pos >= 0:
+                break
         if pos >= 0:
             found[key] = text.count("\n", 0, pos) + 1
     return found

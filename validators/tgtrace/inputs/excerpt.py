@@ -1,8 +1,10 @@
 """The source excerpt of a finding: the input line that holds its triple, and where on that line
-the term at fault is written (an N-Quads token, or a string of the wire JSON).
+the term at fault is written (an N-Quads token, a string of the wire JSON, a Turtle, TriG or
+JSON-LD term as it is written there: a prefixed name, ``a``, a literal in any of its forms).
 
 Read after the run, from the files the findings name: each file once, up to the last line asked
-for, so the cost is one pass over the files that have findings. A compressed file's lines are
+for, so the cost is one pass over the files that have findings (and, for Turtle, TriG and
+JSON-LD, one walk of ``positions.py`` over their text to that line). A compressed file's lines are
 its decompressed text's, as its findings' lines are. Input that was not a file (standard input,
 Python objects) has no excerpt.
 """
@@ -20,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .base import InputError
-from .compressed import binary_kind, compression_of, open_expanded
+from .compressed import COMPRESSED_SUFFIXES, binary_kind, compression_of, open_expanded
+from .positions import Span, Written, written
 
 if TYPE_CHECKING:
     from ..ground.model import Finding
@@ -97,17 +100,84 @@ def source_lines(wanted: Iterable[tuple[str | None, int | None]], span: int = 1)
     return found
 
 
+# The syntaxes whose terms are found where they are written, by the file's suffix.
+_WRITTEN = {".ttl": "turtle", ".trig": "trig", ".jsonld": "jsonld"}
+
+
+def _syntax(file: str, head: bytes) -> str | None:
+    """Turtle, TriG or JSON-LD, by the file's name (a compressed file's inner name) and, for
+    ``.json``, its content (JSON-LD's keywords; wire JSON has none)."""
+    name = file.lower()
+    for suffix in COMPRESSED_SUFFIXES:
+        name = name.removesuffix(suffix)
+    suffix = os.path.splitext(name)[1]
+    if suffix == ".json":
+        return "jsonld" if b'"@' in head else None
+    return _WRITTEN.get(suffix)
+
+
+def _statements(findings: list[Finding]) -> dict[str, dict[int, list[Written]]]:
+    """The statements written on the findings' lines, of each Turtle, TriG or JSON-LD file."""
+    by_file: dict[str, dict[int, set[str]]] = {}
+    for finding in findings:
+        lines = by_file.setdefault(str(finding.file), {})
+        lines.setdefault(int(finding.line), set()).add(finding.focus)  # type: ignore[arg-type]  # those with a line
+    found: dict[str, dict[int, list[Written]]] = {}
+    for file, lines in by_file.items():
+        if file in _NOT_A_FILE or not os.path.isfile(file):
+            continue
+        try:
+            with _text_of(file) as handle:
+                if handle is None:
+                    continue
+                syntax = _syntax(file, handle.peek(65536)[:65536])
+                if syntax is not None:
+                    found[file] = written(handle.read(), syntax, lines, SPAN)
+        except (OSError, InputError):
+            continue
+    return found
+
+
+def _written_span(finding: Finding, statements: list[Written]) -> Span | None:
+    """Where the term at fault of a finding is written, among the statements of its line: its
+    value, else its predicate, else its focus, as :func:`excerpts` looks for them."""
+    focus, path = finding.focus, finding.path
+
+    def about(statement: Written) -> bool:
+        return statement.subject == focus or (statement.subject is None and focus.startswith("_:"))
+
+    if finding.value is not None:
+        value = finding.value if finding.value != focus else None
+        if value is not None:
+            span = next((w.spans[2] for w in statements if about(w) and w.object == value
+                         and (path is None or w.predicate == path)), None)
+            if span is not None:
+                return span
+        if path is not None:
+            span = next((w.spans[1] for w in statements if about(w) and w.predicate == path), None)
+            if span is not None:
+                return span
+    return next((w.spans[0] for w in statements if w.subject == focus and w.spans[0].line == finding.line), None)
+
+
 def excerpts(findings: Iterable[Finding]) -> dict:
     """Each finding (with a file and line) -> its :class:`Excerpt`, the term at fault located:
     its value, else its predicate, else its focus (the focus alone when the value is missing; a
     node-level rule names the focus as its value, and then the predicate is the term at fault)."""
     findings = [f for f in findings if f.line]
     lines = source_lines(((f.file, f.line) for f in findings), SPAN)
+    statements = _statements(findings)
     out = {}
     for finding in findings:
         file, first = str(finding.file), int(finding.line)  # type: ignore[arg-type]  # those with a line
         if (file, first) not in lines:
             continue
+        if file in statements:
+            span = _written_span(finding, statements[file].get(first, []))
+            numbers = range(first, span.line + 1) if span is not None else range(0)
+            if span is not None and numbers and all((file, n) in lines for n in numbers):
+                out[finding] = Excerpt(tuple((n, lines[(file, n)]) for n in numbers), span.start, span.end)
+                continue
         value = finding.value if finding.value != finding.focus else None
         # A value that describes the fault (an invalid term) quotes the term as it was written.
         quoted = re.findall(r'"((?:[^"\\]|\\.)+)"', value or "")

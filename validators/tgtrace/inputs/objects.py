@@ -1,4 +1,9 @@
-"""Python objects an emitter's own tests hold: rdflib graphs, wire dicts, TrustGraph Triples."""
+"""Python objects an emitter's own tests hold: rdflib graphs, wire dicts, TrustGraph Triples.
+
+A list's items are where its findings are: each triple's place is the item that holds it (a wire
+triple, a ``Triple``, an explain event, a quad), numbered from 1 as lines are and shown as the
+list's index (``<objects>[3]``, ``ground.locations.place``); the summary counts the items.
+"""
 
 from __future__ import annotations
 
@@ -8,50 +13,55 @@ import pyoxigraph as ox
 import rdflib
 
 from ..ground.graph import from_rdflib
+from ..ground.locations import OBJECTS
 from .base import Input, InputError
 from .wire import WireError, events_to_quads, triple_to_quads
 
 
 def from_object(source: Any) -> Input:
+    if _is_rdflib(source):
+        quads = _from_rdflib(source)
+        # A graph has no order: it is the one item given, its triples placed nowhere in it. A Graph
+        # holds no graph names; a Dataset does.
+        return Input(f"<{type(source).__name__}>", "objects", lambda: iter(quads), extra={"items": 1},
+                     graph_names=isinstance(source, (rdflib.Dataset, rdflib.ConjunctiveGraph)))
     try:
-        quads = _quads(source)
+        items, quads = _quads(source)
     except WireError as exc:
-        raise InputError("<objects>", None, exc.problem) from None
-    # An rdflib Graph holds no graph names; a Dataset, wire dicts, events, quads and TrustGraph
-    # Triples do.
-    carries = not _is_rdflib(source) or isinstance(source, (rdflib.Dataset, rdflib.ConjunctiveGraph))
-    return Input(_name(source), "objects", lambda: iter(quads), graph_names=carries)
+        raise InputError(OBJECTS, None, exc.problem) from None
+    lines: dict[tuple, int | None] = {}
+    for number, batch in enumerate(items, start=1):
+        for quad in batch:
+            lines.setdefault((quad.subject, quad.predicate, quad.object), number)
+    # Wire dicts, events, quads and TrustGraph Triples carry graph names (an rdflib Graph, above,
+    # carries none).
+    return Input(OBJECTS, "objects", lambda: iter(quads), _lines=lines, extra={"items": len(items)})
 
 
-def _name(source: Any) -> str:
-    if _is_rdflib(source):
-        return f"<{type(source).__name__}>"
-    return "<objects>"
-
-
-def _quads(source: Any) -> list[ox.Quad]:
-    if _is_rdflib(source):
-        return _from_rdflib(source)
+def _quads(source: Any) -> tuple[list[list[ox.Quad]], list[ox.Quad]]:
+    """The quads of each item of a list, and all of them in order."""
     items = list(source)
     if not items:
-        return []
+        return [], []
     first = items[0]
     if isinstance(first, ox.Quad):
-        return items
+        return [[quad] for quad in items], items
     if isinstance(first, dict):
         convert = (lambda item: events_to_quads([item])) if "explain_triples" in first else triple_to_quads
     elif hasattr(first, "s") and hasattr(first, "p") and hasattr(first, "o"):
         convert = lambda item: triple_to_quads(_wire_triple(item))  # noqa: E731
     else:
         raise WireError(None, f"cannot lint a list of {type(first).__name__}")
-    quads = []
+    batches, quads = [], []
     for index, item in enumerate(items):
         try:
-            quads.extend(convert(item))
+            batch = convert(item)
         except WireError as exc:
             # An emitter's test names the item by its index and shows it, as pytest would.
             raise WireError(None, f"item [{index}] {_shown(item)}: {exc.problem}") from None
-    return quads
+        batches.append(batch)
+        quads.extend(batch)
+    return batches, quads
 
 
 def _shown(item: Any) -> str:

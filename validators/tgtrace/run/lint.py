@@ -404,6 +404,8 @@ def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
         graph = source.graph()
         result = _judge(graph, settings)
         result.graphs_unjudged = not graph.graphs_known
+    if "items" in source.extra:  # Python objects: the summary counts their items
+        result.extra["items"] = source.extra["items"]
     yield result
 
 
@@ -605,6 +607,8 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
         seen_files.setdefault(result.name, None)
         if result.graphs_unjudged:
             unjudged.setdefault(result.name, None)
+        if "items" in result.extra:
+            report.items[result.name] = report.items.get(result.name, 0) + result.extra["items"]
         report.triples += result.triples
         used.update(result.terms)
         type_sets.update(result.type_sets)

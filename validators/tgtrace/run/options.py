@@ -38,6 +38,16 @@ ALL = "ALL"
 NEVER = "never"
 ENGINES = ("fast", "shacl")
 SEVERITIES = ("error", "warning", "info")
+# What --show and the show key default to, as every face says it (the help, the configuration
+# reference, the README and the docs: a test holds them to this sentence). The reports a person
+# reads in a log list warnings and errors and count the info findings (older releases' traces
+# judged by their own model, mostly); the formats programs read carry every finding.
+SHOW_DEFAULT = ("Default: warning in the text and concise reports (the info findings are counted in the "
+                "summary, and listed when --fail-on info fails on them), info (every finding) in every other "
+                "format.")
+# The formats whose findings are shown from warning unless --show says otherwise (lint's text
+# and concise reports, watch's text lines).
+READ_IN_LOGS = ("text", "concise")
 
 
 class SettingsError(TgTraceError, ValueError):
@@ -281,12 +291,12 @@ OPTIONS: tuple[Option, ...] = (
            key="fail-on", key_help="lowest severity that fails the run: `error`, `warning`, `info`, or `never` (report only)"),
     Option("show", _shown_from, flag="--show", kind="choice", choices=SEVERITIES, output=True,
            help="Show only the findings at or above this severity (error: errors only); the summary still "
-                "counts every finding and --fail-on still judges them all. Default: info (every finding).",
+                f"counts every finding and --fail-on still judges them all. {SHOW_DEFAULT}",
            commands=("lint", "watch"),
            commands_help={"watch": "Print only the findings at or above this severity; the summary at the end "
-                                   "still counts every finding. Default: info (every finding)."},
-           key="show", key_help="lowest severity whose findings are shown: `error`, `warning` or `info` (default); the "
-                                "summary still counts every finding"),
+                                   f"still counts every finding. {SHOW_DEFAULT}"},
+           key="show", key_help="lowest severity whose findings are shown: `error`, `warning` or `info`; the summary "
+                                f"still counts every finding. {SHOW_DEFAULT}"),
     Option("severity", severity_overrides, key="severity", overlaid=True,
            key_help="table of rule code = `error` / `warning` / `info`: the severity that rule's findings get"),
     Option("scoped_ignores", _scoped("path"), key="per-file-ignores", joined=True,

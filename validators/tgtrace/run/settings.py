@@ -26,6 +26,7 @@ from .options import (  # re-exported: the checks and names every face has read 
     ENGINES,
     NEVER,
     OPTIONS,
+    READ_IN_LOGS,
     ScopedIgnore,
     SettingsError,
     fail_on,
@@ -38,7 +39,7 @@ from .options import (  # re-exported: the checks and names every face has read 
 )
 
 __all__ = ["ALL", "ENGINES", "NEVER", "Output", "ScopedIgnore", "Settings", "SettingsError", "chosen_codes",
-           "fail_on", "selector", "selectors", "selects", "severity", "severity_overrides", "target_version"]
+           "fail_on", "selector", "selectors", "selects", "severity", "severity_overrides", "shown_from", "target_version"]
 
 
 def chosen_codes(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None) -> frozenset[str]:
@@ -61,6 +62,17 @@ def chosen_codes(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None)
 # ---------------------------------------------------------------- settings
 
 
+def shown_from(show: Severity | None, fmt: str, fail_on: Severity | None = None) -> Severity | None:
+    """The lowest severity a report in ``fmt`` lists, ``show`` given or not (None: every finding):
+    warning in the reports read in logs, or ``fail_on`` when it is lower (what fails the run is
+    listed), else every finding (``options.SHOW_DEFAULT``)."""
+    if show is not None:
+        return show
+    if fmt not in READ_IN_LOGS:
+        return None
+    return fail_on if fail_on is not None and fail_on < Severity.WARNING else Severity.WARNING
+
+
 @dataclass(frozen=True)
 class Output:
     """How a run's report is written; the formats read this and nothing else."""
@@ -75,8 +87,14 @@ class Output:
     summary: str | None = None
     # Paths in reports are relative to this directory (the repository root in CI).
     root: str | None = None
-    # Only findings at or above this severity are shown (None: every finding); the summary counts all.
+    # Only findings at or above this severity are shown (None: the format's default,
+    # options.SHOW_DEFAULT); the summary counts all.
     show: Severity | None = None
+
+    def shown_from(self, fail_on: Severity | None = None) -> Severity | None:
+        """The lowest severity listed (None: every finding): ``show`` as given, else the format's
+        default for a run that fails on ``fail_on``."""
+        return shown_from(self.show, self.format, fail_on)
 
 
 @dataclass(frozen=True)
