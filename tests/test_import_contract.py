@@ -243,8 +243,8 @@ def _file_name(module: str) -> str:
 # What the docs generator (docs/gen, run by the mkdocs hooks) may read of the package: these modules,
 # and of each only what it defines under a name without a leading underscore (where it declares
 # ``__all__``, only the names listed there). Anything else is an internal that may change unseen.
-DOCS_PUBLIC = ("", "ground.namespaces", "ground.resources", "rules.help", "shacl.shapes", "rules",
-               "tracemodel.vocabulary", "tracemodel.generations", "rules.bundle", "inputs.loaders", "api",
+DOCS_PUBLIC = ("", "ground.namespaces", "tracemodel.naming", "ground.resources", "rules.help", "shacl.shapes", "rules",
+               "tracemodel.vocabulary", "tracemodel.generations", "tracemodel.traces", "rules.bundle", "inputs.loaders", "api",
                "views.traces", "views.diff", "formats", "formats.diagram", "formats.diff", "formats.listshow",
                "cli", "run.options")
 DOCS_GEN = ROOT / "docs" / "gen"

@@ -771,9 +771,9 @@ def pull(collection: str, output_file: str | None, limit: int | None, progress: 
 @click.option("--format", "fmt", type=click.Choice(choices(LIVE)), default=None,
               help=f"How each finding is printed: {described(LIVE)}. Default: text (github when GITHUB_ACTIONS=true).")
 @_table_options("watch")
-@click.option("--quiet-period", type=click.FloatRange(min=0), default=5.0, show_default=True, metavar="SECONDS",
+@click.option("--quiet-period", type=click.FloatRange(min=0), default=limits.QUIET_PERIOD, show_default=True, metavar="SECONDS",
               help="Lint a complete trace once nothing more has arrived for it for this long.")
-@click.option("--trace-timeout", type=click.FloatRange(min=0, min_open=True), default=600.0, show_default=True,
+@click.option("--trace-timeout", type=click.FloatRange(min=0, min_open=True), default=limits.TRACE_TIMEOUT, show_default=True,
               metavar="SECONDS", help="Report a trace as never completed, and lint it as it is, when it is still "
               "incomplete this long after its last event.")
 @click.option("--trace-max-age", type=click.FloatRange(min=0, min_open=True), default=limits.TRACE_MAX_AGE,

@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rdflib import RDF
-from tgtrace.ground.namespaces import PROV, SH
-from tgtrace.rules.help import curie
+from tgtrace.ground.namespaces import PROV, RDF_TYPE, SH
 from tgtrace.shacl.shapes import Shape, ShapesModel
+from tgtrace.tracemodel.naming import curie, local_name
 
-from .ontology import ClassInfo, local_name
+from .ontology import ClassInfo
 
-RDF_TYPE = str(RDF.type)
 PROV_DERIVED = PROV + "wasDerivedFrom"
 RDF_STATEMENT = str(RDF.Statement)
 NODE_KINDS = {

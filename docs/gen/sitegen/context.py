@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 import pyoxigraph as ox
 from tgtrace.ground.namespaces import RDF_TYPE
-from tgtrace.rules.help import curie
+from tgtrace.tracemodel.naming import curie
 
 from . import diagrams
 from .ontology import is_tg

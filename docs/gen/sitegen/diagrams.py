@@ -10,8 +10,9 @@ from __future__ import annotations
 # one drawing module, so the site's chains and the command's look alike.
 from tgtrace.formats.diagram import DETAIL, OTHER, STEP, DiagramError, header, render_svg  # noqa: F401
 from tgtrace.formats.diagram import attrs as _attrs
+from tgtrace.tracemodel.naming import within_session
 
-from .traces import DERIVED, GENERATED, PROV_ENTITY, TG, Trace, iri_tail
+from .traces import DERIVED, GENERATED, PROV_ENTITY, TG, Trace
 
 
 def short_types(types: list[str], specific) -> list[str]:
@@ -40,7 +41,7 @@ def trace_diagram(trace: Trace, specific, page_of, title: str) -> str:
         if node in hidden:
             continue
         names = [t.rsplit("/", 1)[-1].rsplit("#", 1)[-1] for t in short_types(types, specific)]
-        tail = iri_tail(node)
+        tail = within_session(node)
         # Numbered as in the page's table of entities.
         label = f"{number}. " + " · ".join(names) + (f"\n{tail}" if tail and len(tail) <= 40 else "")
         producer = trace.producer(node)

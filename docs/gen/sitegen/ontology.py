@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from rdflib import OWL, RDF, RDFS, SKOS, XSD, Namespace, URIRef
 from rdflib.collection import Collection
 from tgtrace.ground.namespaces import DCTERMS, TG
-from tgtrace.rules.help import curie
+from tgtrace.tracemodel.naming import curie, local_name
 from tgtrace.tracemodel.vocabulary import declared_terms, deprecated_terms, ontology_terms
 
 DC = Namespace(DCTERMS)
@@ -35,10 +35,6 @@ NOTE_PREDICATES = (
 
 def is_tg(iri) -> bool:
     return str(iri).startswith(TG)
-
-
-def local_name(iri) -> str:
-    return str(iri)[len(TG):] if is_tg(iri) else str(iri).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
 
 
 def _items(graph, node) -> list:

@@ -9,19 +9,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .traces import TG, Trace
+from tgtrace.tracemodel.traces import PATTERN_TITLES, SOURCE_GRAPH
 
-GRAPH_SOURCE = "urn:graph:source"
+from .traces import TG, Trace
 
 
 @dataclass(frozen=True)
 class Pattern:
+    # The page's name, and the trace model's pattern it shows (None for a page about a way of
+    # nesting, sub-traces, that every agent pattern can show).
     slug: str
-    title: str
+    pattern: str | None
     matches: Callable[[Trace], bool]
     # Examples (file stems) that show the pattern best, first choice first. A
     # preferred example is still checked against ``matches``.
     prefer: tuple[str, ...]
+    heading: str | None = None  # the page's title where the pattern's name is not it
+
+    @property
+    def title(self) -> str:
+        if self.heading is not None or self.pattern is None:
+            return self.heading or self.slug
+        name = PATTERN_TITLES[self.pattern]
+        return name[0].upper() + name[1:]
 
     @property
     def page(self) -> str:
@@ -62,19 +72,19 @@ def _sub_trace(trace: Trace) -> bool:
 
 
 def _extraction(trace: Trace) -> bool:
-    return GRAPH_SOURCE in trace.graphs or any(
+    return SOURCE_GRAPH in trace.graphs or any(
         trace.has_type(TG + name) for name in ("Document", "Chunk", "Subgraph")
     )
 
 
 PATTERNS = (
-    Pattern("graphrag", "GraphRAG", _rag("GraphRagQuestion"), ("graph-rag",)),
-    Pattern("document-rag", "Document RAG", _rag("DocRagQuestion"), ("document-rag-reranked", "document-rag")),
-    Pattern("react", "ReAct", _react, ("orchestrator-react-multi-iteration",)),
-    Pattern("plan-then-execute", "Plan-then-execute", lambda t: _agent_only(t, has="Plan"), ("plan-then-execute",)),
-    Pattern("supervisor", "Supervisor", lambda t: _agent_only(t, has="Decomposition"), ("supervisor",)),
-    Pattern("sub-traces", "Sub-traces", _sub_trace, ("orchestrator-react-graphrag-tool",)),
-    Pattern("extraction-provenance", "Extraction provenance", _extraction, ("extraction",)),
+    Pattern("graphrag", "graphrag", _rag("GraphRagQuestion"), ("graph-rag",)),
+    Pattern("document-rag", "docrag", _rag("DocRagQuestion"), ("document-rag-reranked", "document-rag")),
+    Pattern("react", "react", _react, ("orchestrator-react-multi-iteration",)),
+    Pattern("plan-then-execute", "plan-then-execute", lambda t: _agent_only(t, has="Plan"), ("plan-then-execute",)),
+    Pattern("supervisor", "supervisor", lambda t: _agent_only(t, has="Decomposition"), ("supervisor",)),
+    Pattern("sub-traces", None, _sub_trace, ("orchestrator-react-graphrag-tool",), heading="Sub-traces"),
+    Pattern("extraction-provenance", "extraction", _extraction, ("extraction",), heading="Extraction provenance"),
 )
 
 

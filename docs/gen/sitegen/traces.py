@@ -7,34 +7,23 @@ terms TrustGraph puts in ``tg:edge`` and ``tg:contains``; rdflib would lose them
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import pyoxigraph as ox
-from tgtrace.ground.namespaces import PROV, RDF, RDFS, TG
+from tgtrace.ground.namespaces import PROV, RDF_TYPE, RDFS, TG
+from tgtrace.tracemodel.naming import within_session
 
-RDF_TYPE = RDF + "type"
 DERIVED = PROV + "wasDerivedFrom"
 GENERATED = PROV + "wasGeneratedBy"  # how releases before 2.2.13 link several steps
 CHAIN_LINKS = (DERIVED, GENERATED)
 PROV_ENTITY = PROV + "Entity"
 
-# The Turtle the site shows is written as the rule help writes it (tgtrace.rules.help).
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def _is_provenance_type(term) -> bool:
     return isinstance(term, ox.NamedNode) and term.value.startswith((TG, PROV))
-
-
-def iri_tail(iri: str) -> str:
-    """What distinguishes an entity IRI within its trace: the part after the session UUID."""
-    match = _UUID.search(iri)
-    if match:
-        return iri[match.end():].lstrip(":/")
-    return iri.rsplit("/", 1)[-1] if "/" in iri else iri
 
 
 @dataclass(eq=False)  # identity: one object per example file
@@ -143,7 +132,7 @@ class Trace:
             if s == node and p == PROV + "wasGeneratedBy":
                 for s2, p2, agent in self.links:
                     if s2 == activity and p2 == PROV + "wasAssociatedWith":
-                        return self.label(agent) or iri_tail(agent)
+                        return self.label(agent) or within_session(agent)
         return None
 
     def parents(self, node: str) -> list[str]:

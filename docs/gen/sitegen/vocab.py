@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from tgtrace import rules
 from tgtrace.ground import resources
+from tgtrace.tracemodel.naming import local_name
 
 from .constraints import Condition, PropertyUse, ShapeIndex
-from .ontology import ClassInfo, Ontology, local_name
+from .ontology import ClassInfo, Ontology
 
 
 class Vocabulary:

@@ -15,6 +15,7 @@ import subprocess
 from ..ground.errors import TgTraceError
 from ..ground.escaping import bounded, message, printable
 from ..ground.model import Severity
+from ..tracemodel.naming import within_session
 from ..tracemodel.traces import CHAIN
 from ..views.traces import TraceView
 from .common import ORPHAN
@@ -102,18 +103,15 @@ def node_id(iri: str) -> str:
     return "n" + format(abs(hash_iri(iri)), "x")
 
 
+# The characters of an entity's name a diagram's box shows (its tooltip holds the IRI).
+LABEL_WIDTH = 40
+
 def hash_iri(iri: str) -> int:
     # FNV-1a: stable across runs (Python's hash() is salted per process).
     value = 0xcbf29ce484222325
     for byte in iri.encode():
         value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
     return value
-
-
-def _short(iri: str) -> str:
-    match = re.search(r"[0-9a-fA-F]{8}-[0-9a-fA-F-]{27}", iri)
-    tail = iri[match.end():].lstrip(":/") if match else iri.rsplit("/", 1)[-1]
-    return tail[:40]
 
 
 def trace_dot(view: TraceView, title: str | None = None) -> str:
@@ -139,7 +137,7 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
                 label += f" #{step.number}"
             if step.action:
                 label += f"\n{step.action}"
-            tail = _short(step.node)
+            tail = within_session(step.node, LABEL_WIDTH)
             if tail:
                 label += f"\n{tail}"
             style = dict(STEP, fillcolor=KIND_COLOURS.get(step.kind, STEP["fillcolor"]), label=label,
@@ -178,7 +176,7 @@ def trace_dot(view: TraceView, title: str | None = None) -> str:
             drawn[target] = node_id(target)
             if target not in missing:
                 missing.add(target)
-                lines.append(f"  {drawn[target]} {attrs(dict(OTHER, style='dashed', label=_short(target) + chr(10) + '(not in the trace)', tooltip=target, id=drawn[target]))};")
+                lines.append(f"  {drawn[target]} {attrs(dict(OTHER, style='dashed', label=within_session(target, LABEL_WIDTH) + chr(10) + '(not in the trace)', tooltip=target, id=drawn[target]))};")
         style: dict = {"tooltip": f"{source} {predicate.rsplit('#', 1)[-1].rsplit('/', 1)[-1]} {target}"}
         if predicate in CHAIN:
             line = f"  {drawn[target]} -> {drawn[source]}"

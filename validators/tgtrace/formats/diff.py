@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 
 from ..ground.escaping import bounded, printable, safe_json, safe_layout
 from ..ground.files import write_atomic
-from ..rules.help import curie
+from ..tracemodel.naming import curie
+from ..tracemodel.traces import PATTERN_TITLES
 from ..views.diff import (
     SNAPSHOT,
     Change,
@@ -30,8 +31,6 @@ from ..views.diff import (
 from . import DIFF_FORMATS, rdf
 from .common import plural, shown_path
 
-PATTERN_NAMES = {"graphrag": "GraphRAG", "docrag": "Document RAG", "react": "ReAct",
-                 "plan-then-execute": "plan-then-execute", "supervisor": "supervisor", "extraction": "extraction"}
 # The longest question shown beside a trace, and the longest contract value (the rest is elided;
 # JSON keeps them whole).
 QUESTION_WIDTH = 80
@@ -70,7 +69,7 @@ def emit(diff: StructureDiff, fmt: str = "text", color: bool = False, output_fil
 # ---------------------------------------------------------------------------
 
 def pattern_name(pattern: str) -> str:
-    return PATTERN_NAMES.get(pattern, pattern)
+    return PATTERN_TITLES.get(pattern, pattern)
 
 
 def value_text(value: Value) -> str:

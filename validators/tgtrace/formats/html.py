@@ -17,8 +17,9 @@ from ..ground.escaping import printable
 from ..ground.model import Report, Severity
 from ..inputs.excerpt import excerpts
 from ..rules import all_rules
-from ..rules.advice import advise, short_iri
+from ..rules.advice import advise
 from ..run.settings import Output
+from ..tracemodel.naming import short_iri
 from ..views.traces import TraceView, views_of_report
 from . import diagram
 from .common import census, not_shown, plural, shown_location, shown_path
@@ -83,6 +84,9 @@ document.addEventListener('copy',function(e){var sel=getSelection();if(!sel.rang
 """
 
 
+# The characters of an IRI a table cell shows (the whole of it is its tooltip).
+CELL_WIDTH = 20
+
 def _e(text: object) -> str:
     return html.escape(printable(text if text is not None else ""), quote=True)
 
@@ -90,7 +94,7 @@ def _e(text: object) -> str:
 def _iri(iri: str | None) -> str:
     """An IRI in its short form (``…/i3/observation``), the full one as tooltip and when copied."""
     full = _e(iri)
-    return f'<code class="iri" title="{full}" data-iri="{full}">{_e(short_iri(iri or ""))}</code>'
+    return f'<code class="iri" title="{full}" data-iri="{full}">{_e(short_iri(iri or "", CELL_WIDTH))}</code>'
 
 
 def _ids(svg: str, prefix: str) -> str:

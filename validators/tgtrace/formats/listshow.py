@@ -18,21 +18,17 @@ from rich.tree import Tree
 
 from ..ground.escaping import json_text, printable
 from ..ground.model import Severity
+from ..tracemodel.naming import short_iri
 from ..views.traces import Step, TraceView
 from .common import ORPHAN, census, plural, severities, shown_path
 
-_UUID = re.compile(r"([0-9a-fA-F]{8})-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 _LETTER = {Severity.ERROR: "E", Severity.WARNING: "W", Severity.INFO: "I"}
 
 
-def short_iri(iri: str | None) -> str:
-    """An IRI as the terminal shows it: TrustGraph's own prefix dropped, UUIDs cut to 8 digits."""
-    if not iri:
-        return ""
-    text = iri.removeprefix("urn:trustgraph:").removeprefix("https://trustgraph.ai/")
-    # A row starts with it: what is left must not start like a workflow command ("::").
-    return printable(_UUID.sub(r"\1", text if not text.startswith(":") else iri))
+def _escaped_iri(iri: str | None) -> str:
+    # A row starts with it: escaped, and what is left never starts like a workflow command ("::").
+    return printable(short_iri(iri))
 
 
 def _ms(value: int | None) -> str:
@@ -95,7 +91,7 @@ def _list_rows(views: list[TraceView], root: str | Path | None = None) -> list[d
             f"{view.tokens_in or 0}/{view.tokens_out or 0}"
         nested = sum(1 for _ in view.subtraces())
         rows.append({
-            "trace": short_iri(view.trace) + (f" (+{nested} sub)" if nested else ""),
+            "trace": _escaped_iri(view.trace) + (f" (+{nested} sub)" if nested else ""),
             "file": shown_path(view.file, root) if repeated else "",
             "pattern": view.pattern, "model": printable(view.trace_model or ""),
             "question": printable(" ".join((view.question or "").split())),
@@ -201,7 +197,7 @@ def _step_head(step: Step) -> Text:
         facts.append(printable(step.model))
     if facts:
         text.append("  " + " · ".join(facts), style="dim")
-    text.append(f"  {short_iri(step.node)}", style="dim cyan")
+    text.append(f"  {_escaped_iri(step.node)}", style="dim cyan")
     if step.orphan:
         text.append(f"  [{ORPHAN}]", style="bold red")
     return text
@@ -264,7 +260,7 @@ def _step_tree(parent: Tree, step: Step) -> None:
         entry.append(f"{finding.rule} {finding.severity}", style=_STYLE[finding.severity])
         entry.append(f" {printable(finding.message)}")
         if finding.focus != step.node:
-            entry.append(f" ({short_iri(finding.focus)})", style="dim")
+            entry.append(f" ({_escaped_iri(finding.focus)})", style="dim")
         branch.add(entry)
     for sub in step.subtraces:
         _trace_tree(branch, sub)
@@ -274,7 +270,7 @@ def _trace_head(view: TraceView, root: str | Path | None = None) -> Text:
     text = Text()
     text.append(f"[{view.pattern}] ", style="bold magenta")
     text.append(printable(view.question or "(no question)"), style="bold")
-    text.append(f"  {short_iri(view.trace)}", style="dim cyan")
+    text.append(f"  {_escaped_iri(view.trace)}", style="dim cyan")
     facts = []
     if view.parent_step is None:
         facts.append(shown_path(view.file, root))

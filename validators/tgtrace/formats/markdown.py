@@ -11,8 +11,8 @@ from collections import Counter
 from ..ground.escaping import printable
 from ..ground.model import Report, Severity
 from ..rules import all_rules
-from ..rules.help import curie
 from ..run.settings import Output
+from ..tracemodel.naming import curie
 from .common import census, plural
 from .statistics import coverage_dict
 

@@ -20,9 +20,10 @@ from collections.abc import Iterable
 import pyoxigraph as ox
 
 from ..ground.escaping import has_unsafe, holds_secret, safe_rdf
-from ..ground.namespaces import PROV, RDF, RDFS, TG, TGL, XSD
+from ..tracemodel.naming import prefixes
 
-_PREFIXES = {"tg": TG, "prov": PROV, "rdf": RDF, "rdfs": RDFS, "xsd": XSD, "tgl": TGL}
+# TriG's prefixes: the trace vocabularies' and the lint's (its annotations of invalid terms).
+_PREFIXES = prefixes("tg", "prov", "rdf", "rdfs", "xsd", "tgl")
 # An rdf format of the registry (tgtrace.formats) -> pyoxigraph's writer of it; pyoxigraph writes
 # RDF 1.2 triple terms as <<( s p o )>>.
 RDF_FORMATS = {

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from ..ground.escaping import printable
 from ..ground.model import Report
-from ..rules.help import curie
 from ..run.coverage import Coverage, statistics
+from ..tracemodel.naming import curie
 from .common import plural
 
 

@@ -26,6 +26,11 @@ PULL_LIMIT = 1_000_000
 # seconds old or it holds this many triples, however much more keeps arriving for it.
 TRACE_MAX_AGE = 3600.0
 TRACE_MAX_TRIPLES = 100_000
+# Seconds a complete trace a watch holds stays quiet (nothing more arrives for it) before it is
+# linted; and seconds after its last event that an incomplete one is linted as it is, reported as
+# never completed.
+QUIET_PERIOD = 5.0
+TRACE_TIMEOUT = 600.0
 # Triples a watch holds over every trace in flight; past it the oldest traces are linted as they
 # are, with a notice, until it holds less.
 MAX_HELD_TRIPLES = 1_000_000
@@ -41,6 +46,8 @@ BOUNDS = {
     "--deadline": DEADLINE,
     "--max-frame": MAX_FRAME,
     "--limit": PULL_LIMIT,
+    "--quiet-period": QUIET_PERIOD,
+    "--trace-timeout": TRACE_TIMEOUT,
     "--trace-max-age": TRACE_MAX_AGE,
     "--trace-max-triples": TRACE_MAX_TRIPLES,
     "--max-held-triples": MAX_HELD_TRIPLES,

@@ -21,46 +21,16 @@ from ..ground.errors import TgTraceError
 from ..ground.graph import DERIVED, Node, TraceGraph
 from ..ground.model import Finding, Hit
 from ..ground.namespaces import RDF_TYPE, SH, TG, TGL
+from ..tracemodel import naming
+from ..tracemodel.naming import curie, shorten
 from ..tracemodel.traces import ANSWERS, CHAIN, MIXINS, leaves
 from ..tracemodel.vocabulary import ontology_terms, replacements
 from . import Rule, all_rules
-from .help import curie
 
 # Longer values are cut in the middle: a question or an observation can be pages long.
 MAX_VALUE = 60
 # A value that reads as an IRI (a scheme, no spaces) is shown as one, anything else as text.
 _IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$")
-
-
-def shorten(text: str, limit: int = MAX_VALUE) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis in the middle."""
-    if len(text) <= limit:
-        return text
-    head = (limit - 1) * 2 // 3
-    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
-
-
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def short_iri(iri: str, limit: int = 20) -> str:
-    """An IRI as a person reads it in a table: its CURIE, else its last segments with any UUID
-    cut to its first 8 digits (``…/i3/observation``, ``…agent:33a7dbc8…``). Where it is shown,
-    the full IRI goes with it (a tooltip, the copied text)."""
-    shown = curie(iri)
-    if shown != iri:
-        return shown
-    segments = re.split(r"(?<=[/#:])", _UUID.sub(lambda m: m.group(0)[:8] + "…", iri))
-    tail, kept = "", 0
-    for segment in reversed(segments):
-        if tail and len(segment) + len(tail) > limit:
-            break
-        tail, kept = segment + tail, kept + 1
-    if kept == len(segments):
-        return tail
-    # "…/i3/observation": the separator before the tail says a path was cut.
-    cut = segments[len(segments) - kept - 1]
-    return "…" + (cut[-1] if cut[-1] in "/#" else "") + tail
 
 
 def quoted(value: str | None) -> str:
@@ -69,8 +39,8 @@ def quoted(value: str | None) -> str:
         return "(none)"
     if _IRI.match(value):
         shown = curie(value)
-        return shown if shown != value else f"<{shorten(value)}>"
-    return '"' + shorten(value).replace('"', '\\"') + '"'
+        return shown if shown != value else f"<{shorten(value, MAX_VALUE)}>"
+    return '"' + shorten(value, MAX_VALUE).replace('"', '\\"') + '"'
 
 
 def sentence(text: str) -> str:
@@ -232,7 +202,6 @@ def capture_notes(graph: TraceGraph, hit: Hit) -> tuple[str, ...]:
     return ()
 
 
-_UUID_IN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def _sessions(graph: TraceGraph) -> dict[str, list]:
@@ -245,7 +214,7 @@ def _sessions(graph: TraceGraph) -> dict[str, list]:
     found: dict[str, list] = {}
     types = graph.types
     for node in wanted:
-        if type(node) is str and node in types and (match := _UUID_IN.search(node)):
+        if type(node) is str and node in types and (match := naming.UUID.search(node)):
             found.setdefault(match.group(0), []).append(node)
     return found
 
@@ -253,7 +222,7 @@ def _sessions(graph: TraceGraph) -> dict[str, list]:
 def _session_of(graph: TraceGraph, node: Node) -> list:
     """The other answers and chain leaves written for the session ``node`` belongs to (by the UUID
     in their IRIs)."""
-    match = _UUID_IN.search(node) if type(node) is str else None
+    match = naming.UUID.search(node) if type(node) is str else None
     if match is None:
         return []
     nodes = graph.fact("nodes by session", _sessions).get(match.group(0), ())

@@ -36,7 +36,7 @@ from ..ground.namespaces import OWL, SH, TG
 from ..ground.resources import ontology_graph, read_turtle, shapes_dir, shapes_paths
 from ..shacl.shapes import CORE_COMPONENTS, Component, Constraint, Shape, ShapesError, ShapesModel
 from ..tracemodel.vocabulary import deprecated_terms
-from . import model
+from . import all_rules, model
 
 BEGIN = "# BEGIN declared terms"
 END = "# END declared terms"
@@ -55,7 +55,7 @@ def _tg_subjects(graph: rdflib.Graph, kinds: Iterable[str]) -> list[str]:
 def _bounded_by_a_rule() -> frozenset[str]:
     """The predicates a rule of its own says are stated at most once (S001's tg:query, ...): the
     generated rule of functional properties leaves them to it."""
-    return frozenset(rule.path for rule in model().rules.values()
+    return frozenset(rule.path for rule in all_rules().values()
                      if rule.path is not None and SH + "MaxCountConstraintComponent" in rule.components)
 
 

@@ -19,51 +19,15 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from ..ground.namespaces import DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, TG, TGL, TGSH, XSD
+from ..ground.namespaces import RDF, RDF_TYPE, XSD
 from ..ground.resources import examples_dir
-from ..shacl.shapes import Fault
+from ..tracemodel.naming import PREFIXES, curie
 from . import Rule, all_rules
+from .registry import Fault
 
-# Prefixes used when an IRI is shown to a person; the longest namespace wins so
-# that the shapes namespace is not mistaken for a term of another one.
-PREFIXES = {
-    "tg": TG,
-    "prov": PROV,
-    "rdf": RDF,
-    "rdfs": RDFS,
-    "xsd": XSD,
-    "owl": OWL,
-    "sh": SH,
-    "skos": SKOS,
-    "dcterms": DCTERMS,
-    "tgsh": TGSH,
-    "tgl": TGL,
-}
-
-
-def curie(iri: str | None) -> str:
-    """``https://trustgraph.ai/ns/Question`` -> ``tg:Question``; other IRIs unchanged."""
-    if not iri:
-        return ""
-    best = None
-    for prefix, namespace in PREFIXES.items():
-        if iri.startswith(namespace) and (best is None or len(namespace) > len(best[1])):
-            best = (prefix, namespace)
-    if best is None:
-        return iri
-    local = iri[len(best[1]) :]
-    # A local name with characters Turtle would need escaped is clearer in full.
-    if not local or any(c in local for c in "/#?:"):
-        return iri
-    return f"{best[0]}:{local}"
-
-
-# Prefixes of the Turtle a trace is shown in; only those a snippet uses are declared. The linter's
-# own prefixes, less the shapes' namespaces (no trace uses them).
+# A trace's Turtle is written with the trace vocabularies' prefixes (not the shapes' and the lint's).
 TURTLE_PREFIXES = {name: ns for name, ns in PREFIXES.items() if name not in ("tgsh", "tgl")}
-TURTLE_PREFIXES["dc"] = "http://purl.org/dc/elements/1.1/"
 _PN_LOCAL = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
-_RDF_TYPE = RDF + "type"
 
 
 def term_text(term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple, used: set[str] | None = None) -> str:
@@ -115,9 +79,9 @@ def to_turtle(triples: Iterable[ox.Triple],
         body.append(term_text(subject, used))
         items = list(predicates.items())
         # rdf:type first, written "a", as people read Turtle.
-        items.sort(key=lambda item: item[0].value != _RDF_TYPE)
+        items.sort(key=lambda item: item[0].value != RDF_TYPE)
         for index, (predicate, objects) in enumerate(items):
-            verb = "a" if predicate.value == _RDF_TYPE else term_text(predicate, used)
+            verb = "a" if predicate.value == RDF_TYPE else term_text(predicate, used)
             end = " ." if index == len(items) - 1 else " ;"
             body.append(f"    {verb} " + ", ".join(term_text(o, used) for o in objects) + end)
             if any((subject, predicate, o) in highlight for o in objects):
@@ -205,7 +169,7 @@ def _shown_fault(fault: Fault, folder: Path) -> str | None:
         if quad.subject not in kept:
             gone[quad.subject] = gone.get(quad.subject, 0) + 1
         elif (quad.subject, quad.predicate) not in replaced:
-            verb = "a" if quad.predicate.value == _RDF_TYPE else term_text(quad.predicate)
+            verb = "a" if quad.predicate.value == RDF_TYPE else term_text(quad.predicate)
             missing.append(f"# the fault removed: {term_text(quad.subject)} {verb} {term_text(quad.object)} .")
     missing += [f"# the fault removed {term_text(subject)} (its {count} triples)" for subject, count in gone.items()]
     if missing:

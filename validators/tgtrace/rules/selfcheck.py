@@ -38,6 +38,7 @@ from ..ground.namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG, TGL
 from ..ground.resources import TurtleError, ontology_graph, ontology_path, read_turtle, shapes_graph, shapes_paths
 from ..shacl.fast import Engine
 from ..shacl.shapes import ShapesModel
+from ..tracemodel.naming import curie
 from ..tracemodel.vocabulary import DECLARATION_KINDS as KINDS
 from ..tracemodel.vocabulary import declared_terms as _declared_terms
 from ..tracemodel.vocabulary import deprecated_terms as _deprecated_terms
@@ -77,9 +78,12 @@ class Problem:
     line: int | None = None
 
 
-def short(iri: str) -> str:
-    """``tg:Foo`` for a term of the namespace, the IRI in brackets otherwise."""
-    return "tg:" + iri[len(TG):] if iri.startswith(TG) and iri != TG else f"<{iri}>"
+# How a problem names a term: tg:Foo for a term of the namespace, the IRI in brackets otherwise.
+_TG_ONLY = {"tg": TG}
+
+
+def _named(iri: str) -> str:
+    return curie(iri, _TG_ONLY, True)
 
 
 def _graph(source: _GraphSource, packaged: Callable[[], rdflib.Graph] | None = None) -> rdflib.Graph:
@@ -273,7 +277,7 @@ def _ontology_problems(graph: rdflib.Graph, label: str) -> list[Problem]:
                 kinds.setdefault(str(term), set()).add(kind)
     for term, found in sorted(kinds.items()):
         if len(found) > 1:
-            problems.append(Problem("K003", f"{label}: {short(term)} is declared as {' and '.join(sorted(found))}", term))
+            problems.append(Problem("K003", f"{label}: {_named(term)} is declared as {' and '.join(sorted(found))}", term))
 
     label_p, definition_p, defined_by_p = (
         rdflib.URIRef(RDFS + "label"),
@@ -283,11 +287,11 @@ def _ontology_problems(graph: rdflib.Graph, label: str) -> list[Problem]:
     for term in declared:
         node = rdflib.URIRef(term)
         if graph.value(node, label_p) is None:
-            problems.append(Problem("K004", f"{label}: {short(term)} has no rdfs:label", term))
+            problems.append(Problem("K004", f"{label}: {_named(term)} has no rdfs:label", term))
         if graph.value(node, definition_p) is None:
-            problems.append(Problem("K005", f"{label}: {short(term)} has no skos:definition", term))
+            problems.append(Problem("K005", f"{label}: {_named(term)} has no skos:definition", term))
         if (node, defined_by_p, onto) not in graph:
-            problems.append(Problem("K006", f"{label}: {short(term)} is not rdfs:isDefinedBy <{TG}>", term))
+            problems.append(Problem("K006", f"{label}: {_named(term)} is not rdfs:isDefinedBy <{TG}>", term))
 
     used = {
         str(node)
@@ -297,7 +301,7 @@ def _ontology_problems(graph: rdflib.Graph, label: str) -> list[Problem]:
     }
     used -= {TG} | {str(v) for v in graph.objects(onto, rdflib.URIRef(OWL + "versionIRI"))}
     for term in sorted(used - set(declared)):
-        problems.append(Problem("K007", f"{label}: {short(term)} is used but not declared", term))
+        problems.append(Problem("K007", f"{label}: {_named(term)} is used but not declared", term))
     return problems
 
 
@@ -322,7 +326,7 @@ def enumeration_problems(ontology: rdflib.Graph, shapes: rdflib.Graph, label: st
         if (shape, None, None) not in shapes:
             continue  # a shapes graph without this rule has nothing to agree on
         if listed(shape) != set(expected):
-            problems.append(Problem("K012", f"shapes: {short(str(shape))} lists {sorted(listed(shape))}, but {label}'s "
+            problems.append(Problem("K012", f"shapes: {_named(str(shape))} lists {sorted(listed(shape))}, but {label}'s "
                                     f"{what} values are {sorted(expected)}", str(shape), shapes=True))
     problems.extend(_mixin_problems(ontology, shapes, label))
     # The pairs the permitted-termination component's SPARQL hard-codes (the native
@@ -335,7 +339,7 @@ def enumeration_problems(ontology: rdflib.Graph, shapes: rdflib.Graph, label: st
     pairs = set(re.findall(r'"([a-z-]+) ([a-z-]+)"', query))
     expected_pairs = {(p, r) for p, reasons in permitted_reasons(ontology).items() for r in reasons}
     if pairs != expected_pairs:
-        problems.append(Problem("K012", f"shapes: {short(str(component))} allows {sorted(pairs)}, but {label}'s "
+        problems.append(Problem("K012", f"shapes: {_named(str(component))} allows {sorted(pairs)}, but {label}'s "
                                 f"tg:permitsTerminationReason gives {sorted(expected_pairs)}", str(component),
                                 shapes=True))
     return problems
@@ -366,9 +370,9 @@ def _mixin_problems(ontology: rdflib.Graph, shapes: rdflib.Graph, label: str) ->
             admitted = classes_of(shape)
             expected = set(mains) | _JUDGED_ELSEWHERE.get(mixin, set())
             if admitted != expected:
-                aside = sorted(map(short, _JUDGED_ELSEWHERE.get(mixin, set())))
-                problems.append(Problem("K012", f"shapes: {short(str(shape))} admits {short(mixin)} on "
-                                        f"{sorted(map(short, admitted))}, not on {sorted(map(short, expected))} "
+                aside = sorted(map(_named, _JUDGED_ELSEWHERE.get(mixin, set())))
+                problems.append(Problem("K012", f"shapes: {_named(str(shape))} admits {_named(mixin)} on "
+                                        f"{sorted(map(_named, admitted))}, not on {sorted(map(_named, expected))} "
                                         f"({label}'s tg:mixinFor" + (f", and {aside} judged by another rule)" if aside else ")"),
                                         str(shape), shapes=True))
     return problems
@@ -550,14 +554,14 @@ def problems(ontology: Path | str | None = None, shapes: _GraphSource = None, pr
         found.extend(rule_problems(model, _shapes_files(shapes)))
         for term, where in sorted(shape_terms(shapes_rdf).items()):
             if term not in declared:
-                found.append(Problem("K011", f"shapes: {short(term)} ({where}) is not declared in {label}", term, shapes=True))
+                found.append(Problem("K011", f"shapes: {_named(term)} ({where}) is not declared in {label}", term, shapes=True))
         found.extend(enumeration_problems(graph, shapes_rdf, label))
 
     constants = emitter_constants()
     if constants is not None:
         for name, iri in sorted(constants.items()):
             if iri not in declared:
-                found.append(Problem("K020", f"{label}: {short(iri)} (trustgraph.provenance {name}) is not declared", iri))
+                found.append(Problem("K020", f"{label}: {_named(iri)} (trustgraph.provenance {name}) is not declared", iri))
 
     if reasoner:
         found.extend(_reasoner_problems(ontology, label, prov_o))
@@ -582,7 +586,7 @@ def _reasoner_problems(ontology: Path, label: str, prov_o: Path | str | None) ->
         if not result.consistent:
             problems.append(Problem("K031", f"{name}: inconsistent under HermiT"))
         for iri in result.unsatisfiable:
-            problems.append(Problem("K032", f"{name}: {short(iri)} is unsatisfiable under HermiT", iri))
+            problems.append(Problem("K032", f"{name}: {_named(iri)} is unsatisfiable under HermiT", iri))
     return problems
 
 

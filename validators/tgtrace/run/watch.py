@@ -29,7 +29,14 @@ from typing import Any
 
 from ..ground.errors import TgTraceError
 from ..ground.graph import TraceGraph
-from ..ground.limits import MAX_HELD_TRIPLES, STREAM_MEMORY, TRACE_MAX_AGE, TRACE_MAX_TRIPLES
+from ..ground.limits import (
+    MAX_HELD_TRIPLES,
+    QUIET_PERIOD,
+    STREAM_MEMORY,
+    TRACE_MAX_AGE,
+    TRACE_MAX_TRIPLES,
+    TRACE_TIMEOUT,
+)
 from ..ground.model import Finding, Severity
 from ..inputs.gateway import Connection, Export, GatewayError, Oversized, Unreachable, check_flow
 from ..inputs.stream import CHAIN, Component, StreamLinter, _complete, quad_keys
@@ -175,8 +182,8 @@ class Watch:
     found: Callable[[Finding], None]  # each finding, as it is found
     notice: Callable[[str], None]  # a one-line notice for a person (stderr)
     collection: str | None = None
-    quiet: float = 5.0
-    timeout: float = 600.0
+    quiet: float = QUIET_PERIOD
+    timeout: float = TRACE_TIMEOUT
     trace_max_age: float = TRACE_MAX_AGE
     trace_max_triples: int = TRACE_MAX_TRIPLES
     max_held: int = MAX_HELD_TRIPLES

@@ -19,39 +19,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-import pyoxigraph as ox
 import rdflib
 
 from ..ground.errors import TgTraceError
-from ..ground.model import Severity
-from ..ground.namespaces import OWL, RDF, RDFS, SH, TGL
+from ..ground.namespaces import OWL, RDF_TYPE, RDFS, SH, TGL
 
 if TYPE_CHECKING:
-    from os import PathLike
-
     from rdflib.term import Node
 
 _SH = rdflib.Namespace(SH)
 _TGL = rdflib.Namespace(TGL)
-_RDF_TYPE = rdflib.RDF.type
-
-DOCS_BASE = "https://trustgraph-ai.github.io/trustgraph-ontology/"
-SHACL_SEVERITY = {
-    SH + "Violation": Severity.ERROR,
-    SH + "Warning": Severity.WARNING,
-    SH + "Info": Severity.INFO,
-}
-# What a fault recipe's update may use without declaring it.
-UPDATE_PREFIXES = """PREFIX tg: <https://trustgraph.ai/ns/>
-PREFIX prov: <http://www.w3.org/ns/prov#>
-PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
-PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
-PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
-"""
-
 
 class ShapesError(TgTraceError, ValueError):
     """A shapes graph the engines cannot run, in one line naming the shape and what is wrong."""
@@ -104,7 +83,7 @@ _TARGETS = ("targetClass", "targetNode", "targetSubjectsOf", "targetObjectsOf", 
 _SHAPE_FIELDS = {SH + name for name in (
     "path", *_TARGETS, "severity", "message", "deactivated", "name", "description", "order", "group",
     "defaultValue", "sparql", "prefixes", "declare", "resultAnnotation")} | {
-    RDF + "type", RDFS + "label", RDFS + "comment", RDFS + "seeAlso", RDFS + "isDefinedBy", OWL + "imports"}
+    RDF_TYPE, RDFS + "label", RDFS + "comment", RDFS + "seeAlso", RDFS + "isDefinedBy", OWL + "imports"}
 
 
 @dataclass(frozen=True)
@@ -237,93 +216,6 @@ class TargetType:
     comment: str = ""
 
 
-@dataclass(frozen=True)
-class Family:
-    iri: str
-    name: str
-    title: str
-    description: str
-    order: int
-    # Its rules run only when selected by name, code or code prefix.
-    opt_in: bool = False
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A real example trace, an update that breaks it, and the node that must then be reported.
-
-    ``update`` is SPARQL 1.1 Update in which ``$this`` stands for the focus IRI
-    and the tg, prov, rdf, rdfs and xsd prefixes are predeclared.
-    """
-
-    trace: str
-    update: str
-    focus: str
-
-    @property
-    def sparql(self) -> str:
-        return UPDATE_PREFIXES + self.update.replace("$this", f"<{self.focus}>")
-
-    def apply(self, examples_dir: str | PathLike[str]) -> bytes:
-        """The example trace with the fault injected, as N-Quads."""
-        store = ox.Store()
-        store.load(path=str(PurePath(examples_dir) / self.trace), format=ox.RdfFormat.N_QUADS)
-        before = set(store)
-        store.update(self.sparql)
-        if set(store) == before:
-            raise ValueError(f"the fault update on {self.trace} changed nothing")
-        dumped = store.dump(format=ox.RdfFormat.N_QUADS)
-        assert dumped is not None  # bytes, as no output is given
-        return dumped
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One rule: a named shape carrying tgl:code, with its documentation."""
-
-    code: str
-    name: str
-    family: str  # the family's name
-    severity: Severity  # from its sh:severity (sh:Violation when it has none)
-    message: str
-    description: str
-    rationale: str
-    fix: str
-    shape: str  # IRI of the shape that defines the rule
-    node_shapes: tuple[str, ...]  # shapes that use it (or define it)
-    targets: tuple[str, ...]  # classes it applies to
-    path: str | None  # the predicate a property-shape rule is about
-    components: tuple[str, ...]  # the constraint components it uses
-    # Real example traces broken so that the rule fires: the first is its example; each further one
-    # shows another way the same rule catches a fault.
-    faults: tuple[Fault, ...]
-    # The first TrustGraph release whose traces meet the rule; older traces get it as info.
-    since: str | None = None
-    # The closed set of values the rule accepts (its sh:in: termination reasons, patterns), shown with a finding.
-    allowed: tuple[str, ...] = ()
-
-    @property
-    def fault(self) -> Fault | None:
-        """The rule's example fault (its first)."""
-        return self.faults[0] if self.faults else None
-
-    @property
-    def title(self) -> str:
-        """A one-line title: the first sentence of the description."""
-        text = " ".join((self.description or self.message or self.name).split())
-        end = text.find(". ")
-        return text[:end + 1] if end != -1 else text
-
-    @property
-    def help_uri(self) -> str:
-        return f"{DOCS_BASE}{self.page}"
-
-    @property
-    def page(self) -> str:
-        """The rule's own page on the docs site, a stable address (rules/T001/)."""
-        return f"rules/{self.code}/"
-
-
 _NOTHING: dict = {}
 
 
@@ -438,7 +330,7 @@ class ShapesModel:
 
     def _read_components(self) -> None:
         g = self._triples
-        for node in sorted(set(g.subjects(_RDF_TYPE, _SH.ConstraintComponent)), key=str):
+        for node in sorted(set(g.subjects(rdflib.RDF.type, _SH.ConstraintComponent)), key=str):
             mandatory, optional = list[str](), list[str]()
             for parameter in g.objects(node, _SH.parameter):
                 path = g.value(parameter, _SH.path)
@@ -455,7 +347,7 @@ class ShapesModel:
             self.components[component.iri] = component
             for parameter_path in mandatory + optional:
                 self._parameters[parameter_path] = component.iri
-        for node in sorted(set(g.subjects(_RDF_TYPE, _SH.SPARQLTargetType)), key=str):
+        for node in sorted(set(g.subjects(rdflib.RDF.type, _SH.SPARQLTargetType)), key=str):
             parameters = tuple(sorted(str(g.value(p, _SH.path)) for p in g.objects(node, _SH.parameter)))
             select = g.value(node, _SH.select)
             if select is None:
@@ -483,7 +375,7 @@ class ShapesModel:
     @cached_property
     def _annotation_properties(self) -> frozenset[str]:
         """Predicates the graph declares as owl:AnnotationProperty (rule metadata, not constraints)."""
-        return frozenset(str(p) for p in self._triples.subjects(_RDF_TYPE, rdflib.OWL.AnnotationProperty))
+        return frozenset(str(p) for p in self._triples.subjects(rdflib.RDF.type, rdflib.OWL.AnnotationProperty))
 
     # ----------------------------------------------------------------- shapes
 
@@ -496,7 +388,7 @@ class ShapesModel:
     def _shape_nodes(self) -> list:
         """The shapes SHACL validates directly: typed shapes and every node with a target."""
         g = self._triples
-        nodes = set(g.subjects(_RDF_TYPE, _SH.NodeShape)) | set(g.subjects(_RDF_TYPE, _SH.PropertyShape))
+        nodes = set(g.subjects(rdflib.RDF.type, _SH.NodeShape)) | set(g.subjects(rdflib.RDF.type, _SH.PropertyShape))
         for target in _TARGETS:
             nodes |= set(g.subjects(_SH[target]))
         return sorted(nodes, key=lambda n: (isinstance(n, rdflib.BNode), str(n)))
@@ -522,7 +414,7 @@ class ShapesModel:
             shape.severity = str(severity)
         shape.messages = [str(m) for m in g.objects(node, _SH.message)]
         shape.targets = self._targets(node)
-        if g.has(node, _RDF_TYPE, rdflib.RDFS.Class) or g.has(node, _RDF_TYPE, rdflib.OWL.Class):
+        if g.has(node, rdflib.RDF.type, rdflib.RDFS.Class) or g.has(node, rdflib.RDF.type, rdflib.OWL.Class):
             shape.targets.append(Target("class", str(node)))  # an implicit class target
         self._constraints(node, shape)
         for constraint in g.objects(node, _SH.sparql):
@@ -543,7 +435,7 @@ class ShapesModel:
         targets += [Target("subjectsOf", str(p)) for p in g.objects(node, _SH.targetSubjectsOf)]
         targets += [Target("objectsOf", str(p)) for p in g.objects(node, _SH.targetObjectsOf)]
         for target in g.objects(node, _SH.target):
-            kinds = {str(t) for t in g.objects(target, _RDF_TYPE)}
+            kinds = {str(t) for t in g.objects(target, rdflib.RDF.type)}
             custom = [k for k in kinds if k in self.target_types]
             if custom:
                 kind = self.target_types[custom[0]]
@@ -616,7 +508,7 @@ class ShapesModel:
                 continue
             # A shape may be its own sh:sparql constraint (W3C sparql/node/sparql-002).
             if predicate == SH + "select" and (g.has(None, _SH.sparql, node) or
-                                               g.has(node, _RDF_TYPE, _SH.SPARQLConstraint)):
+                                               g.has(node, rdflib.RDF.type, _SH.SPARQLConstraint)):
                 continue
             if predicate.startswith(SH) or predicate.startswith(TGL):
                 component = self._parameters.get(predicate)
@@ -625,66 +517,15 @@ class ShapesModel:
                     "a parameter of no constraint component the engine knows"
                 raise ShapesError(f"{self.name(node)}: uses {self.name(rdflib.URIRef(predicate))}, {why}")
 
-    # ------------------------------------------------------------ rules, families
+    def text(self, node: Node, predicate: str) -> str:
+        """The text of a node's value for ``predicate`` ("" for none): an annotation a reader asks of
+        a shape (the rule registry reads the rules' so)."""
+        return self._text(node, predicate)
 
-    @cached_property
-    def families(self) -> dict[str, Family]:
-        g = self._triples
-        found = []
-        for node in g.subjects(_RDF_TYPE, _TGL.Family):
-            order = g.value(node, _SH.order)
-            found.append(Family(iri=str(node), name=self._text(node, TGL + "name"),
-                                title=self._text(node, TGL + "title"),
-                                description=" ".join(self._text(node, RDFS + "comment").split()),
-                                order=int(order) if order is not None else 0,  # type: ignore[call-overload]  # a Literal
-                                opt_in=str(g.value(node, _TGL.optIn)) == "true"))
-        return {f.name: f for f in sorted(found, key=lambda f: (f.order, f.name))}
-
-    @cached_property
-    def rules(self) -> dict[str, Rule]:
-        """Every rule, by code, in code order."""
-        g = self._triples
-        families = {f.iri: f.name for f in self.families.values()}
-        found: dict[str, Rule] = {}
-        for node, code_term in g.subject_objects(_TGL.code):
-            code = str(code_term)
-            if code in found:
-                raise ShapesError(f"rule code {code} is defined twice ({found[code].shape} and {node})")
-            family_node = g.value(node, _TGL.family)
-            if family_node is None or str(family_node) not in families:
-                raise ShapesError(f"{self.name(node)}: rule {code} names no tgl:Family ({family_node})")
-            owners = set(g.subjects(_SH.property, node)) | set(g.subjects(_SH.sparql, node))
-            shape = self.shapes.get(node)
-            if shape is not None and shape.targets:
-                owners.add(node)
-            targets = {t.value for o in owners if o in self.shapes for t in self.shapes[o].targets if t.kind == "class"}
-            # The rule's example (tgl:fault), then the further faults it catches, in a stable order.
-            example = [self._fault(f) for f in g.objects(node, _TGL.fault)][:1]
-            further = sorted((self._fault(f) for f in g.objects(node, _TGL.furtherFault)),
-                             key=lambda fault: (fault.trace, fault.focus, fault.update))
-            faults = tuple(example + further)
-            severity = g.value(node, _SH.severity)
-            if severity is None and shape is None:
-                owner = next(iter(owners), None)
-                severity = g.value(owner, _SH.severity) if owner is not None else None
-            found[code] = Rule(
-                code=code, name=self._text(node, TGL + "name"), family=families[str(family_node)],
-                severity=SHACL_SEVERITY.get(str(severity), Severity.ERROR) if severity is not None else Severity.ERROR,
-                message=self._text(node, SH + "message"), description=self._text(node, SH + "description"),
-                rationale=self._text(node, TGL + "rationale"), fix=self._text(node, TGL + "fix"),
-                shape=str(node), node_shapes=tuple(sorted(str(o) for o in owners)),
-                targets=tuple(sorted(targets)),
-                path=shape.path.iri if shape is not None and shape.path is not None else None,
-                components=tuple(sorted({c.component for c in shape.constraints})) if shape is not None
-                else (SH + "SPARQLConstraintComponent",),
-                faults=faults, since=self._text(node, TGL + "since") or None,
-                allowed=tuple(str(v) for c in (shape.constraints if shape is not None else ())
-                              if c.component == SH + "InConstraintComponent" for v in c.params[SH + "in"]))
-        return dict(sorted(found.items()))
-
-    def _fault(self, node: Node) -> Fault:
-        return Fault(trace=self._text(node, TGL + "trace"), update=self._text(node, TGL + "update"),
-                     focus=self._text(node, TGL + "focus"))
+    @property
+    def annotations(self) -> _Triples:
+        """The shapes graph's triples as the reader holds them, for what reads annotations."""
+        return self._triples
 
     def code_of(self, node: Node | None) -> str | None:
         """The rule code a shape or SPARQL constraint node carries."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ..ground.graph import DERIVED, GENERATED, RDF_TYPE, Node, TraceGraph
 from ..ground.namespaces import TG
+from .naming import local_name
 from .traces import (
     AGENT_QUESTION,
     ANSWERS,
@@ -37,11 +38,6 @@ from .traces import (
 _NUMBERED = frozenset(("Analysis", "Observation", "StepResult", "Finding", "Page", "Section", "Chunk", "Image",
                        "Subgraph", "sub-agent"))
 _DECISION, _PATTERN = TG + "PatternDecision", TG + "pattern"
-
-
-def local_name(iri: str) -> str:
-    """The last segment of an IRI: tg:Analysis -> Analysis, prov:wasDerivedFrom -> wasDerivedFrom."""
-    return iri.rsplit("/", 1)[-1].rsplit("#", 1)[-1] or iri
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from ..ground.graph import Node, TraceGraph, is_iri
-from ..ground.namespaces import RDF, TG
+from ..ground.namespaces import RDF_TYPE, TG
 from .traces import is_root_question
 
 _Literal = ox.Literal
@@ -56,7 +56,6 @@ _READER_DISPATCH = (("grounding", "Grounding"), ("exploration", "Exploration"), 
 _READER_STEPS = frozenset({"analysis", "observation", "decomposition", "finding", "plan", "step-result"})
 _READER_ANSWERS = frozenset({"conclusion", "synthesis"})
 _SELECTED_EDGE = TG + "selectedEdge"
-_RDF_TYPE = RDF + "type"
 
 
 def _wire_text(node: Node) -> str | None:
@@ -107,7 +106,7 @@ class _Reader:
         if _queryable(text):
             pairs = self.triples(text)
             if pairs:
-                types = {_wire_text(o) for p, o in pairs if p == _RDF_TYPE}
+                types = {_wire_text(o) for p, o in pairs if p == RDF_TYPE}
                 found = ("unknown", None, pairs)
                 question = next((q for t, q in _READER_QUESTION_TYPES.items() if t in types), None)
                 if question is not None:

@@ -16,6 +16,7 @@ import pyoxigraph as ox
 
 from ..ground.graph import DERIVED, GENERATED, Node, TraceGraph, TraceModel
 from ..ground.namespaces import PROV, TG, TGL
+from .naming import UUID
 
 QUESTION = TG + "Question"
 # What a Question asked: the text a trace is paired by across runs.
@@ -150,6 +151,9 @@ RAG_PATTERNS = {TG + "GraphRagQuestion": "graphrag", TG + "DocRagQuestion": "doc
 AGENT_PATTERNS = ("react", "plan-then-execute", "supervisor")
 # Every pattern a trace can follow: a RAG query's, an agent's, and extraction (a Document's chain).
 PATTERNS = (*RAG_PATTERNS.values(), *AGENT_PATTERNS, "extraction")
+# How each pattern is named for a person.
+PATTERN_TITLES = {"graphrag": "GraphRAG", "docrag": "Document RAG", "react": "ReAct",
+                  "plan-then-execute": "plan-then-execute", "supervisor": "supervisor", "extraction": "extraction"}
 _PATTERN_STEPS = (("plan-then-execute", frozenset({"Plan", "StepResult"})),
                   ("supervisor", frozenset({"Decomposition", "Finding"})))
 
@@ -178,7 +182,7 @@ def trace_roots(graph: TraceGraph) -> list:
     return [*graph.roots(), *extraction_roots(graph)]
 
 
-_SESSION = re.compile(r"urn:trustgraph:(?:[a-z-]+:)*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+_SESSION = re.compile(rf"urn:trustgraph:(?:[a-z-]+:)*({UUID.pattern})")
 
 
 def session_of(iri: object) -> str | None:

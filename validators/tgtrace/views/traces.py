@@ -26,7 +26,8 @@ from ..inputs.loaders import InputError, load
 from ..run.lint import DEFAULTS, capture_graph, check_graph, silenced
 from ..run.settings import Settings
 from ..tracemodel.generations import infer
-from ..tracemodel.places import ChainWalk, chain_order, local_name
+from ..tracemodel.naming import local_name
+from ..tracemodel.places import ChainWalk, chain_order
 from ..tracemodel.traces import (
     ANSWERS,
     CHAIN,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tgtrace.rules.help import curie, to_turtle
+from tgtrace.rules.help import to_turtle
+from tgtrace.tracemodel.naming import curie, local_name
 
 from .. import diagrams
 from ..constraints import PropertyUse
 from ..context import Context, SiteError, cell, rel_html
-from ..ontology import ClassInfo, local_name
+from ..ontology import ClassInfo
 from ..patterns import PATTERNS
 from ..traces import DERIVED, Trace
 

@@ -12,13 +12,15 @@ import re
 
 from tgtrace.api import lint
 from tgtrace.formats import diagram, listshow, render
+from tgtrace.tracemodel.traces import AGENT_PATTERNS, RAG_PATTERNS
 from tgtrace.views import traces as traceviews
 
 from ..context import DIAGRAM_MARK, Context, SiteError, rel_html
 from ..patterns import PATTERNS
 
-# The five patterns of the home page's overview, in the order a reader meets them.
-OVERVIEW = ("graphrag", "document-rag", "react", "plan-then-execute", "supervisor")
+# The query patterns of the home page's overview, in the order a reader meets them (the trace
+# model's, extraction aside).
+OVERVIEW = tuple(p.slug for p in PATTERNS if p.pattern in (*RAG_PATTERNS.values(), *AGENT_PATTERNS))
 REPORT = "explore/report.html"
 # The report's inputs: clean traces of several patterns and traces with findings of several rules.
 REPORT_EXAMPLES = ("graph-rag.nq", "supervisor.nq", "orchestrator-react-max-iterations.nq",

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from tgtrace.ground import resources
 from tgtrace.rules import bundle
-from tgtrace.rules.help import PREFIXES, TURTLE_PREFIXES
+from tgtrace.rules.help import TURTLE_PREFIXES
+from tgtrace.tracemodel.naming import PREFIXES
 
 from ..context import Context
 from ..traces import TG
