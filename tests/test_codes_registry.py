@@ -5,7 +5,9 @@ the registry, and the docs give each its page."""
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 
@@ -69,3 +71,25 @@ def test_a_severity_override_applies_to_a_check_code(tmp_path):
     result = tg_trace("check", "--no-reasoner", "--config", str(config), "--format", "json")
     findings = json.loads(result.stdout)["findings"] if result.stdout.strip() else []
     assert all(f["severity"] == "error" for f in findings if f["rule"] == "K030")
+
+
+_CODE = re.compile(r"[A-Z][0-9]{3}")
+
+
+def _literal_codes() -> dict[str, set[str]]:
+    """Every string literal of the package that is a code (``"K012"``, ``"S023"``) -> where it is."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "validators" / "tgtrace").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _CODE.fullmatch(node.value):
+                found.setdefault(node.value, set()).add(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_every_code_the_package_writes_is_in_the_registry():
+    """A code in the code (a check's K-code, a run's notice, the code a run raises) that the registry
+    lacks would reach a report with no page, no description and no way to select it."""
+    literal = _literal_codes()
+    assert {"K012", "K019", "I001", "S023"} <= set(literal)  # the scan sees the codes it is about
+    unknown = {code: sorted(where) for code, where in literal.items() if code not in all_rules()}
+    assert not unknown, unknown
