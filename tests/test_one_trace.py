@@ -15,7 +15,6 @@ import pytest
 from click.testing import CliRunner
 from conftest import EXAMPLES
 from tgtrace.cli import main
-from tgtrace.views import traces as traceviews
 
 # The last Observation of one ReAct trace, and a Question of another trace.
 CROSS_LINK = ("<urn:trustgraph:agent:654188f1-4efe-5ec4-8ff7-649fb5c1fc4b/i1/observation> "
@@ -66,13 +65,15 @@ def test_each_trace_shows_the_findings_a_whole_file_lint_reports(capture, monkey
     traces = [row["trace"] for row in json.loads(invoke("list", capture, "--format", "json").output)]
     assert len(traces) == 19
     linted: list[int] = []
-    check_graph = traceviews.check_graph
+    from tgtrace.run import lint as run
+
+    check_graph = run.check_graph
 
     def counting(graph, settings):
         linted.append(sum(1 for _ in graph.triples()))
         return check_graph(graph, settings)
 
-    monkeypatch.setattr(traceviews, "check_graph", counting)
+    monkeypatch.setattr(run, "check_graph", counting)
     total = sum(1 for line in capture.read_text().splitlines() if line.strip())
     rules = set()
     for trace in traces:

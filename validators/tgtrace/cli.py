@@ -31,6 +31,7 @@ from .formats import (
     diagram,
     emit,
     live,
+    needs_views,
     refuse_statistics,
 )
 from .formats.common import plural
@@ -40,7 +41,8 @@ from .ground.escaping import message, printable, redact, safe_layout
 from .ground.files import Appended, refuse_inputs, write_atomic
 from .ground.graph import term
 from .ground.model import Finding, Report, Severity
-from .inputs.loaders import expand_paths, load
+from .inputs.base import Input
+from .inputs.loaders import expand_paths, load, quads_input
 from .rules import get_rule, selfcheck
 from .rules.help import explain_rule, list_rules
 from .run import config, options
@@ -347,7 +349,7 @@ def _pull(connection: Connection, collection: str, limit: int, progress: bool | 
               help=f"With -C: the most triples the collection's traces may hold (default: {limits.PULL_LIMIT}), as for "
               "pull.")
 @_connection_options
-def lint(paths: tuple[str | io.BytesIO, ...], fmt: str | None, color: bool | None, output_file: str | None,
+def lint(paths: tuple[str | io.BytesIO | Input, ...], fmt: str | None, color: bool | None, output_file: str | None,
          statistics: bool, summary_file: str | None, no_summary: bool, config_file: str | None, no_config: bool,
          progress: bool | None, collection: str | None, limit: int | None, api_url: str | None, token: str | None,
          workspace: str | None, flow_id: str | None, idle_timeout: float | None, deadline: float | None,
@@ -370,12 +372,10 @@ def lint(paths: tuple[str | io.BytesIO, ...], fmt: str | None, color: bool | Non
             raise UsageProblem("--cluster lints files; lint a collection (-C) here")
         connection = _connection(api_url, token, workspace, flow_id, idle_timeout, deadline, max_frame)
         pulled = _pull(connection, collection, limit or limits.PULL_LIMIT, progress)
-        # The rows of a pull are an unordered set: linted as one capture, in N-Quads (lines as pull writes them).
-        from .formats import rdf  # the RDF writer pull writes with
-        document = io.BytesIO(rdf.serialize(pulled, "nquads"))
-        document.name = f"{connection.workspace}/{collection}.nq"
-        paths = (document,)
-        settings = replace(settings, input_format="nquads", one_capture=False)
+        # The rows of a pull are an unordered set: linted as one capture, handed to the graph as they
+        # came (a triple's line is the one `tg-trace pull` writes it on).
+        paths = (quads_input(f"{connection.workspace}/{collection}.nq", pulled),)
+        settings = replace(settings, one_capture=False)
     if settings.cluster:
         cluster = _cluster()
         cluster.require(settings.cluster, settings.trust_network)
@@ -392,7 +392,9 @@ def lint(paths: tuple[str | io.BytesIO, ...], fmt: str | None, color: bool | Non
         if settings.cluster:
             report = cluster.lint(*paths, settings=settings)
         else:
-            report = api.lint(*paths, settings=settings, progress=bar.update if bar else None)
+            # A report that shows the traces' views has the run build them in its pass.
+            visit = traceviews.attach_views if needs_views(settings.output.format) else None
+            report = api.lint(*paths, settings=settings, progress=bar.update if bar else None, visit=visit)
     finally:
         if bar:
             bar.close()

@@ -51,7 +51,8 @@ REGISTRY: tuple[Format, ...] = (
     Format("gitlab", "GitLab Code Quality JSON for merge requests (artifacts:reports:codequality)", "gitlab",
            syntax="json"),
     Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "markdown"),
-    Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact", "html"),
+    Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact", "html",
+           views=True),
     Format("shacl", "a W3C SHACL validation report in Turtle (sh:ValidationReport, one sh:result per finding)",
            "shacl", syntax="turtle"),
     Format("text", "one line per finding, as tg-trace lint --format concise prints them", "live", kind=LIVE),
@@ -68,6 +69,12 @@ REGISTRY: tuple[Format, ...] = (
     Format("json", "the same as one JSON document", "diff", kind=DIFF, syntax="json"),
     Format("markdown", "the same as Markdown, for a pull request's comment", "diff", kind=DIFF),
 )
+
+
+def needs_views(name: str, kind: str = "report") -> bool:
+    """Whether the format ``name`` shows the traces' views (the run must build them)."""
+    found = of_kind(kind).get(name)
+    return found is not None and found.views
 
 
 def of_kind(kind: str) -> dict[str, Format]:

@@ -116,3 +116,6 @@ class Format:
     # Which command writes it (tgtrace.formats.KINDS): report (lint, check), live (watch), view
     # (list, show), rdf (convert) or diff (diff).
     kind: str = "report"
+    # Whether the report it writes shows the traces' views (steps, diagrams, excerpts): the face
+    # then asks the run to build them in its one pass (``report.views``).
+    views: bool = False

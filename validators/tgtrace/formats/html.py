@@ -20,7 +20,7 @@ from ..rules import all_rules
 from ..rules.advice import advise
 from ..run.settings import Output
 from ..tracemodel.naming import short_iri
-from ..views.traces import TraceView, views_of_report
+from ..views.traces import TraceView
 from . import diagram
 from .common import census, not_shown, plural, shown_location, shown_path
 from .text import detail_lines
@@ -114,7 +114,8 @@ def _diagram(view: TraceView, prefix: str) -> str:
 def render(report: Report, output: Output | None = None) -> str:
     root = getattr(output, "root", None)
     rules = all_rules()
-    views = views_of_report(report)
+    # The views the run built of each graph it judged (the face asks for them: the format needs them).
+    views: list[TraceView] = report.views or []
     prefix_of: dict[tuple, str] = {}
     node_of: dict[tuple, str] = {}
     for index, view in enumerate(views):

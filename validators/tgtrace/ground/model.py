@@ -129,6 +129,9 @@ class Report:
     # verdict still count them (:meth:`showing`).
     hidden: dict[str, int] = field(default_factory=dict)
     shown_from: Severity | None = None
+    # The trace views a face asked the run to build from each graph it judged (a views.traces
+    # TraceView each), None when it asked for none: the HTML report reads them, never the inputs again.
+    views: list[Any] | None = None
     # What the run says once about what it could not judge (the named graphs of inputs whose
     # format carries none): every format shows these notes beside its summary.
     notes: list[str] = field(default_factory=list)

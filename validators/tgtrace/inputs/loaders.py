@@ -110,6 +110,15 @@ def _sniff(name: str, data: bytes) -> str:
     return "nquads"
 
 
+def quads_input(name: str, quads: list[ox.Quad]) -> Input:
+    """Quads read elsewhere (a pull from a running TrustGraph), as an input named ``name``, each
+    triple placed at its number in the list: the line ``tg-trace pull`` writes it on."""
+    lines: dict[tuple, int | None] = {}
+    for number, quad in enumerate(quads, start=1):
+        lines.setdefault((quad.subject, quad.predicate, quad.object), number)
+    return Input(name, "nquads", lambda: iter(quads), _lines=lines, size=len(quads))
+
+
 def _parse_json(name: str, data: bytes | str, line: int | None = None) -> Any:
     try:
         return json.loads(data)
@@ -554,7 +563,10 @@ def expand_paths(arguments: Iterable[str]) -> list[str]:
 
 def load(source: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
          stdin_timeout: float = STDIN_TIMEOUT) -> list[Input]:
-    """Every Input a source holds: a path, '-', a file object, a graph, or a list of triples."""
+    """Every Input a source holds: a path, '-', a file object, a graph, a list of triples, or an
+    Input made already (``quads_input``)."""
+    if isinstance(source, Input):
+        return [source]
     if isinstance(source, (str, os.PathLike)):
         if str(source) == "-":
             return [from_bytes("<stdin>", read_stdin(stdin_limit, stdin_timeout), input_format, limit=stdin_limit)]

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any
+from typing import Any, TypeAlias
 
 import pyoxigraph as ox
 import rdflib
@@ -35,7 +35,14 @@ from ..rules.advice import capture_notes
 from ..shacl.component import COMPONENTS
 from ..shacl.fast import IMPLEMENTED_COMPONENTS, Engine
 from ..tracemodel.generations import Inference, infer
-from ..tracemodel.traces import TRUSTGRAPH, describe_asked, graph_statements, trace_roots, what_was_asked
+from ..tracemodel.traces import (
+    TRUSTGRAPH,
+    describe_asked,
+    graph_statements,
+    trace_roots,
+    trace_subgraph,
+    what_was_asked,
+)
 from ..tracemodel.vocabulary import declarations, declared_terms
 from .baseline import load as load_baseline
 from .coverage import coverage
@@ -87,10 +94,29 @@ def _keep(graph: TraceGraph) -> None:
         gc.freeze()
 
 
-def _judge(graph: TraceGraph, settings: Settings) -> InputResult:
-    """``graph`` checked, then kept or, once this returns, freed: either way before the collector
-    resumes, which would otherwise walk it (see ``_keep``)."""
+# What a face builds from each graph the run judges, while the graph is alive: ``visit(graph,
+# result)`` may set ``result.views`` (the trace views the HTML report, list and show read). The
+# run calls it; it knows nothing of views (they are a floor above it).
+Visit: TypeAlias = Callable[[TraceGraph, "InputResult"], None]
+
+
+def _judge(graph: TraceGraph, settings: Settings, items: Sequence[Input] = (), visit: Visit | None = None,
+           only: Callable[[str], bool] | None = None) -> InputResult:
+    """``graph`` checked (the rules a lossy input among ``items`` cannot judge left silent) and
+    visited, then kept or, once this returns, freed: either way before the collector resumes, which
+    would otherwise walk it (see ``_keep``). ``only``: a predicate on a root's IRI; the rules then run
+    on the chosen traces' part of the graph (tracemodel's trace_subgraph): one trace of a large
+    capture is quick."""
+    if only is not None:
+        roots = [r for r in trace_roots(graph) if only(tg.name(r))]
+        if not roots:
+            return InputResult(graph.name)
+        graph = trace_subgraph(graph, roots)
     result = check_graph(graph, settings)
+    if items:
+        result.findings = silenced(result.findings, items)
+    if visit is not None:
+        visit(graph, result)
     _keep(graph)
     return result
 
@@ -116,6 +142,8 @@ class InputResult:
     extra: dict = field(default_factory=dict)
     # The input's format carries no graph names (Turtle, N-Triples, ...): its graphs were not judged.
     graphs_unjudged: bool = False
+    # What a face's visit built of the graph (the trace views), when it asked for it.
+    views: list | None = None
 
 
 @cache
@@ -388,21 +416,23 @@ def _terms_used(kinds: Counter) -> Counter:
 LOSSY_INPUT = "I001"
 
 
-def lint_input(source: Input, settings: Settings = DEFAULTS) -> Iterator[InputResult]:
+def lint_input(source: Input, settings: Settings = DEFAULTS, visit: Visit | None = None,
+               only: Callable[[str], bool] | None = None) -> Iterator[InputResult]:
     """One input's results: one for a file, one per completed trace group for an explain stream."""
-    yield from _judged(_lint_input(source, settings), [source], settings)
+    yield from _judged(_lint_input(source, settings, visit, only), [source], settings)
 
 
-def _lint_input(source: Input, settings: Settings) -> Iterator[InputResult]:
-    if settings.engine == "fast" and source.events is not None:
-        yield from _lint_stream(source, settings)
+def _lint_input(source: Input, settings: Settings, visit: Visit | None = None,
+                only: Callable[[str], bool] | None = None) -> Iterator[InputResult]:
+    if settings.engine == "fast" and source.events is not None and only is None:
+        yield from _lint_stream(source, settings, visit)
         return
     _release_kept()
     # The graph holds millions of objects and no cycles: the collector's full passes over it
     # would only cost time, from the parse to the last finding.
     with tg.collector_paused():
         graph = source.graph()
-        result = _judge(graph, settings)
+        result = _judge(graph, settings, [source], visit, only)
         result.graphs_unjudged = not graph.graphs_known
     if "items" in source.extra:  # Python objects: the summary counts their items
         result.extra["items"] = source.extra["items"]
@@ -459,11 +489,12 @@ def capture_graph(items: Sequence[Input]) -> TraceGraph:
     return graph
 
 
-def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Iterator[InputResult]:
+def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS, visit: Visit | None = None,
+                 only: Callable[[str], bool] | None = None) -> Iterator[InputResult]:
     """The inputs as the parts of one capture (:func:`capture_graph`), linted as one graph;
     each finding names the part (and its line) that holds its triple."""
     with tg.collector_paused():
-        result = _judge(capture_graph(items), settings)
+        result = _judge(capture_graph(items), settings, items, visit, only)
 
     def results() -> Iterator[InputResult]:
         for item in items:
@@ -474,13 +505,16 @@ def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS) -> Itera
     yield from _judged(results(), items, settings)
 
 
-def _lint_stream(source: Input, settings: Settings) -> Iterator[InputResult]:
+def _lint_stream(source: Input, settings: Settings, visit: Visit | None = None) -> Iterator[InputResult]:
     """An explain stream, linted trace by trace as each one completes; a trace judged again (an
     event arrived for it once linted) reports only what is new."""
     linter = StreamLinter(source.name, settings.stream_memory)
 
     def judged(graph: TraceGraph) -> InputResult:
-        return fresh_result(check_graph(graph, settings), linter.earlier(graph))
+        result = fresh_result(check_graph(graph, settings), linter.earlier(graph))
+        if visit is not None:
+            visit(graph, result)
+        return result
 
     with source.reading():
         for line, quads in source.events():  # type: ignore[misc]  # a stream input has events
@@ -513,21 +547,27 @@ def _order(finding: Finding) -> tuple[str, str, int, str, str]:
     return (finding.file or "", finding.trace or "~", finding.line or 0, finding.rule, finding.focus)
 
 
-def _lint_file(path: str, settings: Settings) -> list[InputResult]:
-    """Lint one file in a worker process."""
+def _lint_file(path: str, settings: Settings, visit: Visit | None = None,
+               only: Callable[[str], bool] | None = None) -> list[InputResult]:
+    """Lint one file in a worker process (``visit``, a module's function, travels by its name)."""
     return [result for item in load(path, settings.input_format, settings.max_stdin, settings.stdin_timeout)
-            for result in lint_input(item, settings)]
+            for result in lint_input(item, settings, visit, only)]
 
 
 def iter_results(*sources: object, settings: Settings = DEFAULTS,
-                 progress: Callable[[str, int, int], None] | None = None) -> Iterator[InputResult]:
-    """Each input's results, as they complete."""
+                 progress: Callable[[str, int, int], None] | None = None, visit: Visit | None = None,
+                 only: Callable[[str], bool] | None = None) -> Iterator[InputResult]:
+    """Each input's results, as they complete: the run's one pass over its inputs, each read once.
+
+    ``visit(graph, result)`` is called with each graph judged, while it is alive, for what a face
+    builds of it (the views of its traces); ``only``, a predicate on a trace's root IRI, judges the
+    chosen traces' part of each graph alone."""
     checked_engine(settings.engine, "engine")  # a Settings built by hand is checked before any input is read
     if settings.one_capture:
         items = [item for source in sources
                  for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout)]
         if items:
-            yield from lint_capture(items, settings)
+            yield from lint_capture(items, settings, visit, only)
         return
     files = [p for s in sources if isinstance(s, (str, os.PathLike)) and str(s) != "-"
              for p in expand_paths([str(s)])]
@@ -535,7 +575,7 @@ def iter_results(*sources: object, settings: Settings = DEFAULTS,
         others = [s for s in sources if not (isinstance(s, (str, os.PathLike)) and str(s) != "-")]
         sizes = {f: os.path.getsize(f) for f in files}
         with concurrent.futures.ProcessPoolExecutor(max_workers=min(settings.jobs, len(files))) as pool:
-            futures = [pool.submit(_lint_file, f, settings) for f in files]
+            futures = [pool.submit(_lint_file, f, settings, visit, only) for f in files]
             for path, future in zip(files, futures):
                 yield from future.result()
                 if progress is not None:
@@ -545,7 +585,7 @@ def iter_results(*sources: object, settings: Settings = DEFAULTS,
         for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout):
             if progress is not None:
                 item.progress = lambda done, item=item: progress(item.name, done, item.size)
-            yield from lint_input(item, settings)
+            yield from lint_input(item, settings, visit, only)
 
 
 def settings_of(settings: Settings | None = None, *, select: Sequence[str] | None = None,
@@ -566,7 +606,8 @@ class NoTrace(InputError):
 
 
 def lint(*sources: object, settings: Settings | None = None,
-         progress: Callable[[str, int, int], None] | None = None, **options: Any) -> Report:
+         progress: Callable[[str, int, int], None] | None = None, visit: Visit | None = None,
+         **options: Any) -> Report:
     """Lint traces.
 
     Each source is a path (file or directory), "-" for standard input, a file
@@ -585,7 +626,7 @@ def lint(*sources: object, settings: Settings | None = None,
     :class:`NoTrace` when no input holds a trace (unless allow_empty).
     """
     settings = settings_of(settings, **options)
-    return report_of(iter_results(*sources, settings=settings, progress=progress), settings)
+    return report_of(iter_results(*sources, settings=settings, progress=progress, visit=visit), settings)
 
 
 def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> Report:
@@ -600,6 +641,8 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
     for result in results:
         report.findings.extend(_reused(result, first_asked, settings))
         report.findings.extend(result.findings)
+        if result.views is not None:
+            report.views = (report.views or []) + result.views
         report.traces.update(result.traces)
         for root, file in result.traces.items():
             files_of.setdefault(root, set()).add(file)

@@ -404,3 +404,31 @@ def loop_never_ran(graph: TraceGraph, answer: Node) -> bool:
 
 
 _LOOP_STARTS = frozenset((QUESTION, TG + "PatternDecision"))
+
+
+def trace_subgraph(graph: TraceGraph, roots: Iterable) -> TraceGraph:
+    """The part of ``graph`` that linting the traces of ``roots`` needs: their nodes, the traces
+    linked to them either way (a link across traces is judged with both ends present), and what
+    lies in no Question's trace (documents, extraction traces, declarations). Lines and the
+    order of statements are the whole graph's, so findings read as in a lint of the whole file."""
+    members = graph.trace_members()
+    nodes_of: dict = {}
+    for node, root in members.items():
+        nodes_of.setdefault(root, []).append(node)
+    generated: dict = {}  # inverse of prov:wasGeneratedBy: also a trace link (2.1.x chains)
+    for node, props in graph.out.items():
+        for source in props.get(GENERATED, ()):
+            generated.setdefault(source, []).append(node)
+    chosen = {r for r in roots if r in nodes_of}
+    pending = list(chosen)
+    while pending:
+        for node in nodes_of[pending.pop()]:
+            props = graph.out.get(node, {})
+            linked = [o for values in props.values() for o in values]
+            linked += [*graph.children(node), *graph.owners.get(node, ()), *generated.get(node, ())]
+            for other in linked:
+                linked_root = members.get(other)
+                if linked_root is not None and linked_root not in chosen:
+                    chosen.add(linked_root)
+                    pending.append(linked_root)
+    return graph.subgraph(lambda node: members.get(node) in chosen or node not in members)

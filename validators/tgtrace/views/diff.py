@@ -20,17 +20,17 @@ structure snapshot as TriG.
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 from urllib.parse import quote
 
 import pyoxigraph as ox
 
-from ..ground.graph import RDF_TYPE, Node, TraceGraph, key
-from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT, Input, InputError, load
+from ..ground.graph import RDF_TYPE, Node, TraceGraph, collector_paused
+from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT, InputError, load
 from ..tracemodel.places import Place, trace_layouts
-from ..tracemodel.traces import CONTRACT_VALUES, MIXINS, QUERY, TRUSTGRAPH
+from ..tracemodel.traces import CONTRACT_VALUES, MIXINS, QUERY
 
 # Entities of a snapshot are named by place under this namespace; an IRI that names no entity
 # of the trace is written as SNAPSHOT + "iri", a literal that is no contract value as PLACEHOLDER.
@@ -111,10 +111,9 @@ class TraceStructure:
 # Reading: an input's traces as structures.
 # ---------------------------------------------------------------------------
 
-def structures_of(graph: TraceGraph, graph_names: dict, source: str,
-                  shared: dict | None = None) -> list[TraceStructure]:
-    """The traces of a graph as structures; ``graph_names``: node -> the named graphs of its
-    statements. ``shared`` holds what traces have alike (values, entities), one object each:
+def structures_of(graph: TraceGraph, source: str, shared: dict | None = None) -> list[TraceStructure]:
+    """The traces of a graph as structures, with the named graphs of their statements (where the
+    input said). ``shared`` holds what traces have alike (values, entities), one object each:
     a capture of many traces of one kind costs little more than one."""
     shared = {} if shared is None else shared
     found = []
@@ -126,7 +125,7 @@ def structures_of(graph: TraceGraph, graph_names: dict, source: str,
             for kind in graph.types_of(node):
                 if type(kind) is str:
                     (mixins if kind in MIXINS else types).add(kind)
-            graphs.update(graph_names.get(node, ()))
+            graphs.update(graph.graphs_of(node))
             for predicate, objects in graph.out.get(node, {}).items():
                 described = values.get(predicate)
                 if described is None:
@@ -183,22 +182,6 @@ def _term_kind(term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple) -> Va
     return Value("triple", terms=(_term_kind(term.subject), _term_kind(term.predicate), _term_kind(term.object)))
 
 
-def _with_graph_names(item: Input, graph_names: dict) -> Iterator[ox.Quad]:
-    """The input's quads, noting the named graphs each subject's statements are in (the trace
-    graph keeps none: the named graph is part of what TrustGraph writes)."""
-    last = last_graph = None
-    names: set = set()
-    for quad in item.quads():
-        subject, graph = quad.subject, quad.graph_name
-        if subject != last or graph != last_graph:  # an entity's statements come together, in one graph
-            if subject != last:
-                last = subject
-                names = graph_names.setdefault(key(subject), set())
-            last_graph = graph
-            names.add("" if isinstance(graph, ox.DefaultGraph) else graph.value)
-        yield quad
-
-
 def read(source: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
          stdin_timeout: float = STDIN_TIMEOUT, shared: dict | None = None) -> list[TraceStructure]:
     """The traces of one input (a path, a directory, "-", a file object, triples: anything
@@ -210,13 +193,10 @@ def read(source: object, input_format: str | None = None, stdin_limit: int = MAX
     shared = {} if shared is None else shared
     for item in load(source, input_format, stdin_limit, stdin_timeout):
         names.append(item.name)
-        graph_names: dict = {}
-        graph = TraceGraph(item.name, item.locator(), TRUSTGRAPH)
-        with item.reading():
-            graph.add_quads(_with_graph_names(item, graph_names))
-        if not graph.statements:
-            raise item.no_triples()
-        traces += structures_of(graph, graph_names, item.name, shared)
+        # Read as lint reads it: the graph keeps where each statement was written, where the input says.
+        with collector_paused():
+            graph = item.graph()
+        traces += structures_of(graph, item.name, shared)
     if not traces:
         raise InputError(", ".join(names) or str(source), None,
                          "holds no TrustGraph trace (no root Question, no extraction Document)")

@@ -11,7 +11,6 @@ step, not a trace of its own. Formats print views; nothing here prints.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -19,11 +18,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..ground import graph as tg
-from ..ground.graph import DERIVED, GENERATED, Node, TraceGraph
-from ..ground.model import Finding, Report
+from ..ground.graph import DERIVED, Node, TraceGraph
+from ..ground.model import Finding
 from ..ground.namespaces import PROV, RDF_TYPE, RDFS, TG
-from ..inputs.loaders import InputError, load
-from ..run.lint import DEFAULTS, capture_graph, check_graph, silenced
+from ..run.lint import DEFAULTS, InputResult, Visit, iter_results
 from ..run.settings import Settings
 from ..tracemodel.generations import infer
 from ..tracemodel.naming import local_name
@@ -530,34 +528,6 @@ def views_of(graph: TraceGraph, findings: Iterable[Finding], file: str | None = 
     return views
 
 
-def trace_subgraph(graph: TraceGraph, roots: Iterable) -> TraceGraph:
-    """The part of ``graph`` that linting the traces of ``roots`` needs: their nodes, the traces
-    linked to them either way (a link across traces is judged with both ends present), and what
-    lies in no Question's trace (documents, extraction traces, declarations). Lines and the
-    order of statements are the whole graph's, so findings read as in a lint of the whole file."""
-    members = graph.trace_members()
-    nodes_of: dict = {}
-    for node, root in members.items():
-        nodes_of.setdefault(root, []).append(node)
-    generated: dict = {}  # inverse of prov:wasGeneratedBy: also a trace link (2.1.x chains)
-    for node, props in graph.out.items():
-        for source in props.get(GENERATED, ()):
-            generated.setdefault(source, []).append(node)
-    chosen = {r for r in roots if r in nodes_of}
-    pending = list(chosen)
-    while pending:
-        for node in nodes_of[pending.pop()]:
-            props = graph.out.get(node, {})
-            linked = [o for values in props.values() for o in values]
-            linked += [*graph.children(node), *graph.owners.get(node, ()), *generated.get(node, ())]
-            for other in linked:
-                linked_root = members.get(other)
-                if linked_root is not None and linked_root not in chosen:
-                    chosen.add(linked_root)
-                    pending.append(linked_root)
-    return graph.subgraph(lambda node: members.get(node) in chosen or node not in members)
-
-
 @dataclass
 class Listing:
     """What `tg-trace list` counts: its rows (a trace held by several files is a row per file) and
@@ -600,52 +570,44 @@ def build(*sources: object, settings: Settings = DEFAULTS,
     """Views of every trace the sources hold, with the findings the settings' rules report.
 
     With ``only`` (a predicate on a root's IRI) the rules run on the chosen traces' part of each
-    graph (:func:`trace_subgraph`), not the whole file: one trace of a large capture is quick."""
+    graph (tracemodel's ``trace_subgraph``), not the whole file: one trace of a large capture is quick."""
     return explore(*sources, settings=settings, only=only).rows
 
 
+def attach_views(graph: TraceGraph, result: InputResult) -> None:
+    """What the run's visit builds of each graph it judges: the views of its traces, with the
+    result's findings (a capture's named by the part that holds each root)."""
+    if graph.locator.spans_parts:
+        result.views = capture_views(graph, result.findings)
+    else:
+        result.views = views_of(graph, result.findings, result.name)
+
+
+def _only_views(only: Callable[[str], bool]) -> Visit:
+    def visit(graph: TraceGraph, result: InputResult) -> None:
+        if graph.locator.spans_parts:
+            result.views = capture_views(graph, result.findings, only)
+        else:
+            result.views = views_of(graph, result.findings, result.name, only)
+    return visit
+
+
 def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str], bool] | None = None) -> Listing:
-    """:func:`build`'s views with the names of the files read."""
-    if settings.one_capture:
-        return explore_capture(*sources, settings=settings, only=only)
+    """:func:`build`'s views with the names of the files read: the run's one pass (``iter_results``),
+    each graph's views built while it is alive, its findings the lint's."""
     views: list[TraceView] = []
     files: dict[str, None] = {}
     outside: Counter = Counter()
-    for source in sources:
-        for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout):
-            files.setdefault(item.name, None)
-            with tg.collector_paused():
-                graph = item.graph()
-                if only is not None:
-                    roots = [r for r in trace_roots(graph) if only(tg.name(r))]
-                    if not roots:
-                        continue
-                    graph = trace_subgraph(graph, roots)
-                findings = silenced(check_graph(graph, settings).findings, [item])
-                shown = views_of(graph, findings, item.name, only)
-                if only is None:
-                    outside.update(unplaced(findings, shown))
-                views.extend(shown)
+    visit = attach_views if only is None else _only_views(only)
+    for result in iter_results(*sources, settings=settings, visit=visit, only=only):
+        files.setdefault(result.name, None)
+        shown = result.views or []
+        if only is None:
+            outside.update(unplaced(result.findings, shown))
+        views.extend(shown)
+    if settings.one_capture:
+        views.sort(key=capture_order)
     return Listing(views, list(files), dict(outside))
-
-
-def views_of_report(report: Report) -> list[TraceView]:
-    """Views of a lint run's traces with its findings, read again from the files (not linted
-    again); input that was no file (standard input, objects) has none."""
-    views: list[TraceView] = []
-    for name in report.files:
-        if not name or not os.path.isfile(name):
-            continue
-        try:
-            items = load(name)
-        except InputError:
-            continue
-        # A finding inside an archive names its member after the archive's name.
-        findings = [f for f in report.findings if f.file == name or (f.file or "").startswith(name + ":")]
-        for item in items:
-            with tg.collector_paused():
-                views.extend(views_of(item.graph(), findings, item.name))
-    return views
 
 
 def capture_views(graph: TraceGraph, findings: Iterable[Finding], only: Callable[[str], bool] | None = None,
@@ -659,22 +621,6 @@ def capture_views(graph: TraceGraph, findings: Iterable[Finding], only: Callable
     for view in views:
         view.file = part.get(view.trace, view.file)
     return sorted(views, key=capture_order)
-
-
-def explore_capture(*sources: object, settings: Settings = DEFAULTS,
-                    only: Callable[[str], bool] | None = None) -> Listing:
-    """Views of the traces of one capture cut into the parts ``sources``: a trace cut across
-    parts is one view, linted whole."""
-    items = [item for source in sources
-             for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout)]
-    files = list(dict.fromkeys(item.name for item in items))
-    if not items:
-        return Listing([], files)
-    graph = capture_graph(items)
-    with tg.collector_paused():
-        findings = silenced(check_graph(graph, settings).findings, items)
-        views = capture_views(graph, findings, only)
-    return Listing(views, files, unplaced(findings, views) if only is None else {})
 
 
 def listing(*sources: object, settings: Settings = DEFAULTS) -> Listing:
