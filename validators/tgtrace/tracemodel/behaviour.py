@@ -70,7 +70,7 @@ def repeated_calls(graph: TraceGraph, root: Node, at_least: int) -> set[Node]:
     found: set[Node] = set()
     for calls in groups.values():
         if len(calls) >= at_least:
-            last = max(((key, call) for call in calls for key in _order_keys(graph, call)))
+            last = max((key, call) for call in calls for key in _order_keys(graph, call))
             found.add(last[1])
     return found
 
