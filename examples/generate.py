@@ -35,7 +35,7 @@ import json
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from importlib import metadata
 from pathlib import Path
@@ -71,7 +71,7 @@ __all__ = [
     "extraction_emissions", "build_extraction",
     "to_wire", "triple_to_wire", "term_to_wire", "to_quads", "to_nquads",
     "explain_event", "explain_events",
-    "EXAMPLES", "render_all",
+    "EXAMPLES", "BEHAVIOURS", "render_all",
 ]
 
 EXAMPLES_DIR = Path(__file__).resolve().parent
@@ -1260,6 +1260,96 @@ EXAMPLES: dict[str, Callable[..., list[Emission]]] = {
     "extraction": functools.partial(extraction_emissions, seed="extraction", start=_at_minute(-60)),
 }
 
+
+# ---------------------------------------------------------------------------
+# Behaviours: correct traces that show how an agent behaved (a loop, a tool that always fails, an
+# answer without evidence, the iteration limit, a sub-agent that failed), written to behaviours/:
+# the real examples of the behaviour rules. Several are checked against the real services
+# (tests/service_scenarios.py).
+# ---------------------------------------------------------------------------
+
+LOOP_STEP = ReactStep("nobel-registry", {"laureate": "Marie Curie", "category": "physics"},
+                      "I need the year of the Physics prize.",
+                      "1903 Nobel Prize in Physics: Henri Becquerel, Pierre Curie, Marie Curie",
+                      llm_duration_ms=1610, tool_duration_ms=402, in_token=1211, out_token=96)
+FAILING_STEP = replace(LOOP_STEP, observation="Error: MCP tool nobel-registry failed: connection refused",
+                       tool_error="MCP tool nobel-registry failed: connection refused", tool_duration_ms=5004)
+# The orchestrator's and the older agent's default --max-iterations.
+MAX_ITERATIONS = 10
+_PHYSICS_QUESTION = "In which year did Marie Curie receive the Nobel Prize in Physics?"
+
+BEHAVIOURS: dict[str, Callable[..., list[Emission]]] = {
+    # The same tool with equal arguments three times, then the answer.
+    "react-same-call-three-times": functools.partial(orchestrator_react_emissions,
+        seed="behaviour/same-call-three-times", question=_PHYSICS_QUESTION,
+        steps=[LOOP_STEP, replace(LOOP_STEP, thought="Let me check that again."),
+               replace(LOOP_STEP, thought="Once more, to be sure.")],
+        answer="In 1903.", start=_at_minute(70)),
+    # An error observation, then the same call twice in a row.
+    "react-same-call-after-error": functools.partial(orchestrator_react_emissions,
+        seed="behaviour/same-call-after-error", question=_PHYSICS_QUESTION,
+        steps=[FAILING_STEP, replace(FAILING_STEP, thought="The registry failed; try again."),
+               replace(LOOP_STEP, thought="And again.")],
+        answer="In 1903.", start=_at_minute(72)),
+    # Every tool call fails before the Conclusion.
+    "react-tool-always-fails": functools.partial(orchestrator_react_emissions,
+        seed="behaviour/tool-always-fails", question=_PHYSICS_QUESTION,
+        steps=[FAILING_STEP, replace(FAILING_STEP, action="calculator", arguments={"expression": "1903"},
+                                     thought="Try another tool.",
+                                     observation="Error: MCP tool calculator failed: connection refused",
+                                     tool_error="MCP tool calculator failed: connection refused")],
+        answer="I could not find out.", start=_at_minute(74)),
+    # GraphRAG: seeds found, the reranker kept no edge (2.11.1 counts the selected edges: 0).
+    "graph-rag-focus-selects-nothing": functools.partial(graphrag_emissions,
+        seed="behaviour/focus-selects-nothing", query="What did Marie Curie paint?",
+        concepts=("Marie Curie", "paintings"), facts=(), entities=[_entity_iri("Marie Curie")],
+        start=_at_minute(76)),
+    # GraphRAG: the concepts matched no entity, so nothing was explored.
+    "graph-rag-exploration-finds-nothing": functools.partial(graphrag_emissions,
+        seed="behaviour/exploration-finds-nothing", query="Who discovered francium?",
+        concepts=("francium", "discoverer"), facts=(), entities=[], start=_at_minute(77)),
+    # Document RAG with a reranker wired: the store found no chunk, so no reranker ran (no Focus)
+    # and the Synthesis derives from the empty Exploration.
+    "document-rag-no-chunk": functools.partial(docrag_emissions,
+        seed="behaviour/no-chunk", query="What did Marie Curie paint?", reranker=True, n_found=0,
+        start=_at_minute(78)),
+    "document-rag-no-chunk-unreranked": functools.partial(docrag_emissions,
+        seed="behaviour/no-chunk-unreranked", query="What did Marie Curie paint?", n_found=0,
+        start=_at_minute(79)),
+    # The iteration limit: react_pattern.py raises "Too many agent iterations" once the history
+    # holds max_iterations steps, before any Analysis: no Conclusion, no termination reason.
+    "react-iteration-limit": functools.partial(orchestrator_react_emissions,
+        seed="behaviour/iteration-limit", n_iterations=MAX_ITERATIONS, concluded=False, start=_at_minute(80)),
+    "legacy-react-iteration-limit": functools.partial(legacy_react_emissions,
+        seed="behaviour/legacy-iteration-limit", n_iterations=MAX_ITERATIONS, concluded=False,
+        start=_at_minute(82)),
+    # plan_pattern.py raises when iteration_num >= max_iterations: the planning iteration and
+    # eight steps, then the ninth step's turn raises: no Synthesis.
+    "plan-iteration-limit": functools.partial(plan_then_execute_emissions,
+        seed="behaviour/plan-iteration-limit", n_steps=MAX_ITERATIONS - 1, executed=MAX_ITERATIONS - 2,
+        start=_at_minute(84)),
+    # A sub-agent that answered with an empty text: its Conclusion has no tg:document.
+    "supervisor-empty-finding": functools.partial(supervisor_emissions,
+        seed="behaviour/empty-finding", subagent_answers=("", SUBAGENT_ANSWERS[1]), start=_at_minute(86)),
+    # A sub-agent that failed (an unknown tool: the service raised after its Analysis): no
+    # completion reaches the aggregator, so no Finding for it and no Synthesis.
+    "supervisor-subagent-error": functools.partial(supervisor_emissions,
+        seed="behaviour/subagent-error",
+        subagent_steps=[(replace(LOOP_STEP, action="nobel-archive", stops=True),), REACT_STEPS[:2]],
+        start=_at_minute(88)),
+    # The knowledge-query tool's GraphRAG run failed after its Focus: the tool raised, the
+    # Observation carries the error and derives from the sub-trace's last step.
+    "react-graphrag-tool-fails-before-synthesis": functools.partial(orchestrator_react_emissions,
+        seed="behaviour/graphrag-tool-fails", question="Which elements did Marie Curie discover?",
+        steps=[replace(_GRAPH_RAG_TOOL_STEP, graph_rag={**_GRAPH_RAG_TOOL_STEP.graph_rag, "until": "focus"},
+                       observation="Error: prompt service timed out", tool_error="prompt service timed out"),
+               replace(LOOP_STEP, action="knowledge-query", arguments={"question": "Which elements?"},
+                       thought="Ask the graph once more.", observation="Polonium and radium.",
+                       graph_rag={"concepts": ("Marie Curie",), "facts": (FACTS[4], FACTS[6])})],
+        answer="Polonium and radium.", start=_at_minute(90)),
+}
+BEHAVIOURS_FOLDER = "behaviours"
+
 # The explain stream interleaves these two sessions, as one client running
 # both requests at once would receive them.
 STREAM_EXAMPLES = ("orchestrator-react-multi-iteration", "graph-rag")
@@ -1288,6 +1378,10 @@ def render_all() -> dict[str, bytes]:
     files[STREAM_FILE] = "".join(
         json.dumps(e, ensure_ascii=False) + "\n" for e in stream).encode("utf-8")
     files[EVENTS_FILE] = _json_lines_list(explain_events(emissions[EVENTS_EXAMPLE]))
+    for name, build in BEHAVIOURS.items():
+        triples = _flatten(build())
+        files[f"{BEHAVIOURS_FOLDER}/{name}.json"] = _json_lines_list(to_wire(triples))
+        files[f"{BEHAVIOURS_FOLDER}/{name}.nq"] = to_nquads(triples)
     return files
 
 
@@ -1302,8 +1396,8 @@ def _check(files: dict[str, bytes], folder: Path) -> list[str]:
             problems.append(f"{path}: missing")
         elif path.read_bytes() != content:
             problems.append(f"{path}: out of date")
-    for path in sorted(folder.iterdir()):
-        if path.name.endswith(GENERATED_SUFFIXES) and path.name not in files:
+    for path in sorted([*folder.iterdir(), *(folder / BEHAVIOURS_FOLDER).glob("*")]):
+        if path.name.endswith(GENERATED_SUFFIXES) and path.relative_to(folder).as_posix() not in files:
             problems.append(f"{path}: not produced by generate.py (stale?)")
     return problems
 
@@ -1333,6 +1427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(files)} example files up to date")
         return 0
 
+    (EXAMPLES_DIR / BEHAVIOURS_FOLDER).mkdir(exist_ok=True)
     for name, content in files.items():
         (EXAMPLES_DIR / name).write_bytes(content)
     print(f"wrote {len(files)} files to {EXAMPLES_DIR}")

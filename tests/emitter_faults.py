@@ -30,7 +30,7 @@ import io
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
@@ -668,91 +668,11 @@ def unchanged() -> dict[str, tuple[str, ...]]:
 # Behaviours: correct traces that show how an agent behaved
 # ---------------------------------------------------------------------------
 
-LOOP_STEP = ReactStep("nobel-registry", {"laureate": "Marie Curie", "category": "physics"},
-                      "I need the year of the Physics prize.",
-                      "1903 Nobel Prize in Physics: Henri Becquerel, Pierre Curie, Marie Curie",
-                      llm_duration_ms=1610, tool_duration_ms=402, in_token=1211, out_token=96)
-FAILING_STEP = replace(LOOP_STEP, observation="Error: MCP tool nobel-registry failed: connection refused",
-                       tool_error="MCP tool nobel-registry failed: connection refused", tool_duration_ms=5004)
-# The orchestrator's and the older agent's default --max-iterations.
-MAX_ITERATIONS = 10
-
-
-def behaviour_scenarios() -> dict[str, list[Emission]]:  # noqa: PLR0915  (a table)
+def behaviour_scenarios() -> dict[str, list[Emission]]:
     """Scenario name -> the emissions of a correct trace that shows a behaviour (what the behaviour
-    rules judge), built with the real builders chained as the services chain them."""
-    m = g._at_minute
-    react, plan, supervisor, graphrag, docrag = (g.orchestrator_react_emissions, g.plan_then_execute_emissions,
-                                                  g.supervisor_emissions, g.graphrag_emissions, g.docrag_emissions)
-    question = "In which year did Marie Curie receive the Nobel Prize in Physics?"
-    return {
-        # The same tool with equal arguments three times, then the answer.
-        "react-same-call-three-times": react(
-            seed="behaviour/same-call-three-times", question=question,
-            steps=[LOOP_STEP, replace(LOOP_STEP, thought="Let me check that again."),
-                   replace(LOOP_STEP, thought="Once more, to be sure.")],
-            answer="In 1903.", start=m(70)),
-        # An error observation, then the same call twice in a row.
-        "react-same-call-after-error": react(
-            seed="behaviour/same-call-after-error", question=question,
-            steps=[FAILING_STEP, replace(FAILING_STEP, thought="The registry failed; try again."),
-                   replace(LOOP_STEP, thought="And again.")],
-            answer="In 1903.", start=m(72)),
-        # Every tool call fails before the Conclusion.
-        "react-tool-always-fails": react(
-            seed="behaviour/tool-always-fails", question=question,
-            steps=[FAILING_STEP, replace(FAILING_STEP, action="calculator", arguments={"expression": "1903"},
-                                         thought="Try another tool.",
-                                         observation="Error: MCP tool calculator failed: connection refused",
-                                         tool_error="MCP tool calculator failed: connection refused")],
-            answer="I could not find out.", start=m(74)),
-        # GraphRAG: seeds found, the reranker kept no edge (2.11.1 counts the selected edges: 0).
-        "graph-rag-focus-selects-nothing": graphrag(
-            seed="behaviour/focus-selects-nothing", query="What did Marie Curie paint?",
-            concepts=("Marie Curie", "paintings"), facts=(), entities=[g._entity_iri("Marie Curie")],
-            start=m(76)),
-        # GraphRAG: the concepts matched no entity, so nothing was explored.
-        "graph-rag-exploration-finds-nothing": graphrag(
-            seed="behaviour/exploration-finds-nothing", query="Who discovered francium?",
-            concepts=("francium", "discoverer"), facts=(), entities=[], start=m(77)),
-        # Document RAG with a reranker wired: the store found no chunk, so no reranker ran (no Focus)
-        # and the Synthesis derives from the empty Exploration.
-        "document-rag-no-chunk": docrag(
-            seed="behaviour/no-chunk", query="What did Marie Curie paint?", reranker=True, n_found=0,
-            start=m(78)),
-        "document-rag-no-chunk-unreranked": docrag(
-            seed="behaviour/no-chunk-unreranked", query="What did Marie Curie paint?", n_found=0, start=m(79)),
-        # The iteration limit: react_pattern.py raises "Too many agent iterations" once the history
-        # holds max_iterations steps, before any Analysis: no Conclusion, no termination reason.
-        "react-iteration-limit": react(
-            seed="behaviour/iteration-limit", n_iterations=MAX_ITERATIONS, concluded=False, start=m(80)),
-        "legacy-react-iteration-limit": g.legacy_react_emissions(
-            seed="behaviour/legacy-iteration-limit", n_iterations=MAX_ITERATIONS, concluded=False, start=m(82)),
-        # plan_pattern.py raises when iteration_num >= max_iterations: the planning iteration and
-        # eight steps, then the ninth step's turn raises: no Synthesis.
-        "plan-iteration-limit": plan(
-            seed="behaviour/plan-iteration-limit", n_steps=MAX_ITERATIONS - 1, executed=MAX_ITERATIONS - 2,
-            start=m(84)),
-        # A sub-agent that answered with an empty text: its Conclusion has no tg:document.
-        "supervisor-empty-finding": supervisor(
-            seed="behaviour/empty-finding", subagent_answers=("", g.SUBAGENT_ANSWERS[1]), start=m(86)),
-        # A sub-agent that failed (an unknown tool: the service raised after its Analysis): no
-        # completion reaches the aggregator, so no Finding for it and no Synthesis.
-        "supervisor-subagent-error": supervisor(
-            seed="behaviour/subagent-error",
-            subagent_steps=[(replace(LOOP_STEP, action="nobel-archive", stops=True),), g.REACT_STEPS[:2]],
-            start=m(88)),
-        # The knowledge-query tool's GraphRAG run failed after its Focus: the tool raised, the
-        # Observation carries the error and derives from the sub-trace's last step.
-        "react-graphrag-tool-fails-before-synthesis": react(
-            seed="behaviour/graphrag-tool-fails", question="Which elements did Marie Curie discover?",
-            steps=[replace(g._GRAPH_RAG_TOOL_STEP, graph_rag={**g._GRAPH_RAG_TOOL_STEP.graph_rag, "until": "focus"},
-                           observation="Error: prompt service timed out", tool_error="prompt service timed out"),
-                   replace(LOOP_STEP, action="knowledge-query", arguments={"question": "Which elements?"},
-                           thought="Ask the graph once more.", observation="Polonium and radium.",
-                           graph_rag={"concepts": ("Marie Curie",), "facts": (g.FACTS[4], g.FACTS[6])})],
-            answer="Polonium and radium.", start=m(90)),
-    }
+    rules judge): ``examples/generate.py``'s BEHAVIOURS, built with the real builders chained as the
+    services chain them (the committed examples/behaviours/)."""
+    return {name: build() for name, build in g.BEHAVIOURS.items()}
 
 
 def forms_of(emissions: Sequence[Emission]) -> Built:

@@ -14,8 +14,10 @@ EXPECTED_WARNINGS = {
     # The older ReAct service (agent/react/service.py) sets no termination reason.
     ("legacy-react-one-shot", "T004"),
     ("legacy-react-multi-iteration", "T004"),
-    # The orchestrator raises on too many iterations and emits no Conclusion.
+    # The orchestrator raises on too many iterations and emits no Conclusion: a trace without an
+    # answer, and a loop stopped at its iteration limit (a behaviour, information).
     ("orchestrator-react-max-iterations", "S004"),
+    ("orchestrator-react-max-iterations", "B004"),
 }
 
 
@@ -113,10 +115,13 @@ def test_cli_lints_the_examples_directory():
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["summary"]["error"] == 0
-    # The 2.11.1 examples, in releases/ a trace of every pattern from each older release, and in
-    # services/ the captures of 2.11.1's services in three formats.
+    # The 2.11.1 examples, in releases/ a trace of every pattern from each older release, in
+    # services/ the captures of 2.11.1's services in three formats, and in behaviours/ the traces of
+    # how an agent behaved (information: the run passes).
     releases = sorted((EXAMPLES / "releases").glob("*/*.nq"))
     captures = [p for p in (EXAMPLES / "services").iterdir() if p.suffix in (".nq", ".json", ".jsonl")]
-    assert releases and captures
+    behaviours = [p for p in (EXAMPLES / "behaviours").iterdir() if p.suffix in (".nq", ".json")]
+    assert releases and captures and behaviours
     assert document["summary"]["files"] == (len(example_traces(".nq")) + len(example_traces(".json"))
-                                            + len(example_traces(".jsonl")) + len(releases) + len(captures))
+                                            + len(example_traces(".jsonl")) + len(releases) + len(captures)
+                                            + len(behaviours))

@@ -1,5 +1,8 @@
-"""Prometheus metrics of tg-trace watch: findings per rule and severity, traces linted, served
-over HTTP for a deployment's Prometheus to scrape (and Grafana to chart).
+"""Prometheus metrics of tg-trace watch: findings per rule and severity, traces linted, the
+behaviours the traces show (loops, answers without evidence, the iteration limit, failed
+sub-agents) per rule, served over HTTP for a deployment's Prometheus to scrape (and Grafana to
+chart, Alertmanager to alert on: an agent that loops is a rising tgtrace_behaviour_traces_total
+with rule="B001").
 
 prometheus_client writes the exposition format and serves it; it is an optional dependency
 (``pip install 'trustgraph-ontology[metrics]'``), imported only by a watch that serves metrics.
@@ -7,10 +10,15 @@ prometheus_client writes the exposition format and serves it; it is an optional 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..ground.errors import TgTraceError
 from ..ground.model import Finding
+
+# The family of the rules that judge how an agent behaved rather than how its trace is written
+# (shapes/components.ttl): their findings are counted apart, per rule and per trace.
+BEHAVIOUR_FAMILY = "behaviour"
 
 
 class MetricsError(TgTraceError, ValueError):
@@ -32,6 +40,12 @@ class Metrics:
         self.traces = Counter("tgtrace_traces", "Traces linted: clean, with findings, or never completed",
                               ["outcome"], registry=self.registry)
         self.frames = Counter("tgtrace_frames", "Frames received from the flow's export", registry=self.registry)
+        self.behaviours = Counter("tgtrace_behaviours", "Behaviour findings (rule family behaviour: a loop, an answer "
+                                  "without evidence, the iteration limit, a failed sub-agent) of the traces linted, per rule",
+                                  ["rule"], registry=self.registry)
+        self.behaviour_traces = Counter("tgtrace_behaviour_traces", "Traces linted that show a behaviour, per rule "
+                                        "(a trace counts once per rule however many findings it has)",
+                                        ["rule"], registry=self.registry)
         self._server: Any = None
 
     def serve(self, address: str) -> None:
@@ -49,9 +63,14 @@ class Metrics:
 
     def finding(self, finding: Finding) -> None:
         self.findings.labels(rule=finding.rule, severity=str(finding.severity)).inc()
+        if finding.family == BEHAVIOUR_FAMILY:
+            self.behaviours.labels(rule=finding.rule).inc()
 
-    def trace(self, clean: bool, complete: bool) -> None:
+    def trace(self, clean: bool, complete: bool, findings: Iterable[Finding] = ()) -> None:
+        """One trace linted, with its findings (each behaviour rule it shows counts the trace once)."""
         self.traces.labels(outcome="never-completed" if not complete else "clean" if clean else "findings").inc()
+        for rule in sorted({f.rule for f in findings if f.family == BEHAVIOUR_FAMILY}):
+            self.behaviour_traces.labels(rule=rule).inc()
 
     def frame(self) -> None:
         self.frames.inc()

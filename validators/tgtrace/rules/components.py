@@ -20,6 +20,7 @@ import pyoxigraph as ox
 from ..ground.graph import DEFAULT_GRAPH, DERIVED, Node, TraceGraph, is_iri
 from ..ground.namespaces import TG, TGL
 from ..shacl.component import TARGET_NODES, TARGET_TYPES, component, param, per_value, true
+from ..tracemodel.behaviour import repeated_calls, roots_with_repeated_calls, stopped_loops
 from ..tracemodel.generations import infer
 from ..tracemodel.reader import reader_missed
 from ..tracemodel.traces import (
@@ -367,3 +368,31 @@ def _written_in(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
 
 def _a_step(types: AbstractSet[str]) -> bool:
     return DOCUMENT not in types and any(t.startswith(TG) for t in types)
+
+
+# The behaviour family's components (tgtrace.tracemodel.behaviour): a loop's repeated calls, counted
+# once per trace from its root, and the iterations of the loops that stopped without an answer,
+# which their target type selects.
+
+def _at_least(params: _Params) -> int | None:
+    term = param(params, "repeatedCalls", TGL)
+    text = str(term) if term is not None else ""
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
+def _repeating(graph: TraceGraph, params: _Params) -> set:
+    at_least = _at_least(params)
+    if at_least is None:
+        return set()
+    return roots_with_repeated_calls(graph, _root_questions(graph), at_least)
+
+
+@component("RepeatedCallConstraintComponent", "repeatedCalls", namespace=TGL, own_values=True,
+           candidates=_repeating)
+def _repeated_call(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: _Params) -> _Results:
+    at_least = _at_least(params)
+    if at_least is not None and repeated_calls(ctx.graph, focus, at_least):
+        yield focus, None
+
+
+TARGET_NODES[TGL + "StoppedLoopTarget"] = lambda graph, params: sorted(stopped_loops(graph), key=_iri_order)

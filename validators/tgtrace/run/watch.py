@@ -327,7 +327,7 @@ class Watch:
         if not result.findings:
             self.tally.clean += 1
         if self.metrics is not None:
-            self.metrics.trace(clean=not result.findings, complete=complete)
+            self.metrics.trace(clean=not result.findings, complete=complete, findings=result.findings)
         for finding in sorted(result.findings, key=lambda f: (f.line or 0, f.rule, f.focus)):
             self.tally.counts[finding.severity] += 1
             if self.tally.worst is None or finding.severity > self.tally.worst:
