@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ground.errors import TgTraceError
+from ..ground.limits import DEPTH_CEILING, MAX_DEPTH, MAX_EXPANSION
 from ..ground.model import Finding, Severity
 from ..inputs.loaders import INPUT_FORMATS, MAX_STDIN_BYTES, STDIN_TIMEOUT
 from ..rules import all_rules, families
@@ -188,6 +189,12 @@ def _count(value: Any, where: str) -> int:
     return value
 
 
+def _depth(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= DEPTH_CEILING:
+        raise SettingsError(f"{where}: expected a depth from 1 to {DEPTH_CEILING}, got {value!r}")
+    return value
+
+
 def _seconds(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise SettingsError(f"{where}: expected a number of seconds above 0, got {value!r}")
@@ -334,6 +341,15 @@ OPTIONS: tuple[Option, ...] = (
            metavar="SECONDS",
            help=f"Give up on standard input that sends nothing for this long (default: {STDIN_TIMEOUT:g}).",
            commands=("lint", "diff")),
+    Option("max_depth", _depth, flag="--max-depth", kind="int", minimum=1, maximum=DEPTH_CEILING, metavar="LEVELS",
+           help=f"Refuse an input nested deeper than this: JSON-LD objects and arrays, RDF/XML elements, triple "
+                f"terms within triple terms, sub-traces within sub-traces (default: {MAX_DEPTH}, at most "
+                f"{DEPTH_CEILING}).",
+           commands=("lint", "list", "show", "graph", "convert", "diff")),
+    Option("max_expansion", _count, flag="--max-expansion", kind="int", minimum=1, metavar="RATIO",
+           help="Refuse a compressed input that has made more than this many times the bytes read of it, as "
+                f"a decompression bomb (default: {MAX_EXPANSION}).",
+           commands=("lint", "list", "show", "graph", "convert", "diff")),
     Option("jobs", _count, flag="--jobs", short="-j", kind="int", minimum=1, show_default="1",
            help="Lint this many files at once, in separate processes.", commands=("lint",)),
     Option("cluster", _text, flag="--cluster", metavar="ADDRESS",

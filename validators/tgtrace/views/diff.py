@@ -28,6 +28,7 @@ from urllib.parse import quote
 import pyoxigraph as ox
 
 from ..ground.graph import RDF_TYPE, Node, TraceGraph, key
+from ..ground.limits import DEFAULT_BOUNDS, InputBounds
 from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT, Input, InputError, load
 from ..tracemodel.places import Place, trace_layouts
 from ..tracemodel.traces import CONTRACT_VALUES, MIXINS, QUERY, TRUSTGRAPH
@@ -200,7 +201,8 @@ def _with_graph_names(item: Input, graph_names: dict) -> Iterator[ox.Quad]:
 
 
 def read(source: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
-         stdin_timeout: float = STDIN_TIMEOUT, shared: dict | None = None) -> list[TraceStructure]:
+         stdin_timeout: float = STDIN_TIMEOUT, shared: dict | None = None,
+         bounds: InputBounds = DEFAULT_BOUNDS) -> list[TraceStructure]:
     """The traces of one input (a path, a directory, "-", a file object, triples: anything
     ``tg-trace lint`` reads), as structures. An input that holds no trace is an InputError.
     ``shared``: as for :func:`structures_of` (given the same for two inputs, what they have
@@ -208,7 +210,7 @@ def read(source: object, input_format: str | None = None, stdin_limit: int = MAX
     traces: list[TraceStructure] = []
     names = []
     shared = {} if shared is None else shared
-    for item in load(source, input_format, stdin_limit, stdin_timeout):
+    for item in load(source, input_format, stdin_limit, stdin_timeout, bounds):
         names.append(item.name)
         graph_names: dict = {}
         graph = TraceGraph(item.name, item.locator(), TRUSTGRAPH)
@@ -312,13 +314,13 @@ def compare(old: list[TraceStructure], new: list[TraceStructure], old_name: str 
 
 
 def compare_inputs(old: object, new: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
-                   stdin_timeout: float = STDIN_TIMEOUT) -> StructureDiff:
+                   stdin_timeout: float = STDIN_TIMEOUT, bounds: InputBounds = DEFAULT_BOUNDS) -> StructureDiff:
     """Read two inputs (anything ``read`` takes) and compare their traces."""
     if str(old) == "-" and str(new) == "-":
         raise InputError("-", None, "standard input can be only one of the two inputs")
     shared: dict = {}
-    before = read(old, input_format, stdin_limit, stdin_timeout, shared)
-    after = read(new, input_format, stdin_limit, stdin_timeout, shared)
+    before = read(old, input_format, stdin_limit, stdin_timeout, shared, bounds)
+    after = read(new, input_format, stdin_limit, stdin_timeout, shared, bounds)
     return compare(before, after, _name(old), _name(new))
 
 

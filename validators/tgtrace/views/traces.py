@@ -611,7 +611,7 @@ def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str
     files: dict[str, None] = {}
     outside: Counter = Counter()
     for source in sources:
-        for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout):
+        for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout, settings.bounds):
             files.setdefault(item.name, None)
             with tg.collector_paused():
                 graph = item.graph()
@@ -665,7 +665,7 @@ def explore_capture(*sources: object, settings: Settings = DEFAULTS,
     """Views of the traces of one capture cut into the parts ``sources``: a trace cut across
     parts is one view, linted whole."""
     items = [item for source in sources
-             for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout)]
+             for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout, settings.bounds)]
     files = list(dict.fromkeys(item.name for item in items))
     if not items:
         return Listing([], files)
