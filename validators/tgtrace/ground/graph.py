@@ -56,6 +56,8 @@ _EMPTY: frozenset = frozenset()
 _NONE: tuple = ()
 _NO_PROPERTIES: Mapping[str, Sequence[Node]] = MappingProxyType({})
 _STATEMENT_TYPES = frozenset({STATEMENT})
+# An index list this long gets a set of its values beside it (``_insert``).
+_SCANNED = 16
 
 # What a predicate's triples add to the graph besides subject -> predicate -> objects.
 _PLAIN, _DERIVES, _OWNS, _TYPES = "plain", "derives", "owns", "types"
@@ -220,6 +222,9 @@ class TraceGraph:
         self._first: dict[Node, int] = {}
         self._later: dict[Node, list[int]] = {}
         self._statements = 0
+        # id of an index list of _SCANNED values or more -> the set of its values, for _insert's
+        # membership test (the lists live as long as the graph, so their ids stay theirs).
+        self._wide: dict[int, set[Node]] = {}
 
     # -------------------------------------------------------------- building
 
@@ -299,7 +304,9 @@ class TraceGraph:
                 values = props.get(p)
                 if values is None:
                     props[p] = [o]
-                elif o in values:
+                # A short list (nearly every one) is scanned, cheaper than a set beside it; a long one
+                # (one subject's 50,000 values of a predicate) is asked through its set (_known).
+                elif o in values if len(values) < _SCANNED else self._known(values, o):
                     continue
                 else:
                     values.append(o)
@@ -318,6 +325,17 @@ class TraceGraph:
         if numbered:
             self._statements = count
         return count - start
+
+    def _known(self, values: list[Node], value: Node) -> bool:
+        """Whether a long index list holds ``value``, asked of the set beside it (made on first
+        use), which then holds it: the insert appends it to the list (input order kept)."""
+        seen = self._wide.get(id(values))
+        if seen is None:
+            seen = self._wide[id(values)] = set(values)
+        if value in seen:
+            return True
+        seen.add(value)
+        return False
 
     def _invalidate(self) -> None:
         self._inverse = self._heads = None

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import TgTraceError
+
 # ---------------------------------------------------------------- every input
 
 # A compressed input may expand to this many times the compressed bytes read of it so far, counted
@@ -30,6 +32,15 @@ MAX_EXPANSION = 200
 # views and the JSON reports nest as deep as the trace does, within Python's recursion limit.
 MAX_DEPTH = 64
 DEPTH_CEILING = 100
+
+
+class TooDeep(TgTraceError, ValueError):
+    """An input whose traces nest past the reading's depth, found once it is read (sub-traces
+    within sub-traces): one line naming the input."""
+
+    def __init__(self, name: str, bound: int, what: str, where: str) -> None:
+        super().__init__(f"{name}: {what} nest more than {bound} deep (at {where}): refused; raise --max-depth "
+                         "if it is genuine")
 
 
 @dataclass(frozen=True)

@@ -113,13 +113,13 @@ class TraceStructure:
 # ---------------------------------------------------------------------------
 
 def structures_of(graph: TraceGraph, graph_names: dict, source: str,
-                  shared: dict | None = None) -> list[TraceStructure]:
+                  shared: dict | None = None, max_depth: int = DEFAULT_BOUNDS.depth) -> list[TraceStructure]:
     """The traces of a graph as structures; ``graph_names``: node -> the named graphs of its
     statements. ``shared`` holds what traces have alike (values, entities), one object each:
     a capture of many traces of one kind costs little more than one."""
     shared = {} if shared is None else shared
     found = []
-    for layout in trace_layouts(graph):
+    for layout in trace_layouts(graph, max_depth):
         places = layout.places
         merged: dict[Place, tuple[set, set, set, dict]] = {}
         for node, place in places.items():
@@ -218,7 +218,7 @@ def read(source: object, input_format: str | None = None, stdin_limit: int = MAX
             graph.add_quads(_with_graph_names(item, graph_names))
         if not graph.statements:
             raise item.no_triples()
-        traces += structures_of(graph, graph_names, item.name, shared)
+        traces += structures_of(graph, graph_names, item.name, shared, bounds.depth)
     if not traces:
         raise InputError(", ".join(names) or str(source), None,
                          "holds no TrustGraph trace (no root Question, no extraction Document)")

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..ground import graph as tg
 from ..ground.graph import DERIVED, GENERATED, Node, TraceGraph
+from ..ground.limits import DEPTH_CEILING, MAX_DEPTH, InputBounds, TooDeep
 from ..ground.model import Finding, Report
 from ..ground.namespaces import PROV, RDF_TYPE, RDFS, TG
 from ..inputs.loaders import InputError, load
@@ -256,14 +257,14 @@ def capture_order(row: TraceView | TraceRow) -> tuple:
 # ---------------------------------------------------------------------------
 
 class _Builder:
-    def __init__(self, graph: TraceGraph, findings: Iterable[Finding]) -> None:
+    def __init__(self, graph: TraceGraph, findings: Iterable[Finding], max_depth: int = MAX_DEPTH) -> None:
         self.graph = graph
         self.models = infer(graph)
         self.by_focus: dict[str, list[Finding]] = {}
         for finding in findings:
             self.by_focus.setdefault(finding.focus, []).append(finding)
         # The trace model's walk: which trace each step is claimed by, and what follows it.
-        self.chain = ChainWalk(graph)
+        self.chain = ChainWalk(graph, max_depth)
         self.assigned = self.chain.assigned
         # Each node placed in a view -> the root of that view (a sub-trace's Question for its
         # steps); each view's root -> (the view, its steps by node).
@@ -290,9 +291,9 @@ class _Builder:
         return self.chain.next_nodes(node)
 
     def trace(self, root: Node, file: str | None, model: str | None, parent_step: Node | None = None,
-              sub: bool = False) -> tuple[TraceView, list]:
-        """The view of the trace rooted at ``root`` and, for a sub-trace, the nodes its caller
-        continues from (what derives from its answer)."""
+              sub: bool = False, level: int = 0) -> tuple[TraceView, list]:
+        """The view of the trace rooted at ``root`` (``level`` sub-traces deep) and, for a
+        sub-trace, the nodes its caller continues from (what derives from its answer)."""
         graph = self.graph
         kinds = graph.types_of(root)
         pattern = next((RAG_PATTERNS[k] for k in kinds if k in RAG_PATTERNS), None)
@@ -310,7 +311,7 @@ class _Builder:
             if question in self.assigned:
                 continue
             caller = next((p for p in graph.values(question, DERIVED) if p in steps), None)
-            subview, more = self.trace(question, file, model, caller, sub=True)
+            subview, more = self.trace(question, file, model, caller, True, self.chain.nest(level + 1, question))
             (steps[caller] if caller is not None else steps[root]).subtraces.append(subview)
             # The caller's chain goes on from what derives from the sub-trace's answer.
             self.walk(more, root, sub, steps, nested, exits)
@@ -364,7 +365,8 @@ class _Builder:
                 if question in self.assigned:
                     continue
                 caller = next((p for p in graph.values(question, DERIVED) if p in steps), head)
-                subview, more = self.trace(question, view.file, view.trace_model, caller, sub=True)
+                subview, more = self.trace(question, view.file, view.trace_model, caller, True,
+                                           self.chain.nest(1, question))
                 steps[caller].subtraces.append(subview)
                 self.walk(more, home, False, steps, nested, exits)
             steps[head].orphan = True
@@ -500,13 +502,15 @@ def _linked(graph: TraceGraph) -> dict:
 
 
 def views_of(graph: TraceGraph, findings: Iterable[Finding], file: str | None = None,
-             only: Callable[[str], bool] | None = None, aside: set | frozenset = frozenset()) -> list[TraceView]:
+             only: Callable[[str], bool] | None = None, aside: set | frozenset = frozenset(),
+             max_depth: int = MAX_DEPTH) -> list[TraceView]:
     """One view per top-level trace of the graph (sub-traces nested), in order of start.
 
     ``only``: a predicate on the root's IRI; other traces are built (a step that two traces
     reach is the first one's, as when every trace is shown) but not returned. ``aside``: nodes
-    of traces shown elsewhere (a cluster's seams), never placed here as lost."""
-    builder = _Builder(graph, findings)
+    of traces shown elsewhere (a cluster's seams), never placed here as lost. Sub-traces nested
+    deeper than ``max_depth`` are refused (:class:`~tgtrace.ground.limits.TooDeep`)."""
+    builder = _Builder(graph, findings, max_depth)
     views = []
     for root in trace_roots(graph):
         inference = builder.models.get(root)
@@ -621,7 +625,7 @@ def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str
                         continue
                     graph = trace_subgraph(graph, roots)
                 findings = silenced(check_graph(graph, settings).findings, [item])
-                shown = views_of(graph, findings, item.name, only)
+                shown = views_of(graph, findings, item.name, only, max_depth=settings.max_depth)
                 if only is None:
                     outside.update(unplaced(findings, shown))
                 views.extend(shown)
@@ -630,28 +634,33 @@ def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str
 
 def views_of_report(report: Report) -> list[TraceView]:
     """Views of a lint run's traces with its findings, read again from the files (not linted
-    again); input that was no file (standard input, objects) has none."""
+    again); input that was no file (standard input, objects) has none, nor one whose sub-traces
+    nest deeper than any view is built (the run judged it: linting walks no sub-trace)."""
     views: list[TraceView] = []
+    bounds = InputBounds(depth=DEPTH_CEILING)  # what the run read, it read within its own bounds
     for name in report.files:
         if not name or not os.path.isfile(name):
             continue
         try:
-            items = load(name)
+            items = load(name, bounds=bounds)
         except InputError:
             continue
         # A finding inside an archive names its member after the archive's name.
         findings = [f for f in report.findings if f.file == name or (f.file or "").startswith(name + ":")]
         for item in items:
             with tg.collector_paused():
-                views.extend(views_of(item.graph(), findings, item.name))
+                try:
+                    views.extend(views_of(item.graph(), findings, item.name, max_depth=DEPTH_CEILING))
+                except TooDeep:
+                    continue
     return views
 
 
 def capture_views(graph: TraceGraph, findings: Iterable[Finding], only: Callable[[str], bool] | None = None,
-                  aside: set | frozenset = frozenset()) -> list[TraceView]:
+                  aside: set | frozenset = frozenset(), max_depth: int = MAX_DEPTH) -> list[TraceView]:
     """Views of a graph that holds parts of one capture, each named by the part that holds its
     root (as the lint report names a trace's file), in :func:`capture_order`."""
-    views = views_of(graph, findings, only=only, aside=aside)
+    views = views_of(graph, findings, only=only, aside=aside, max_depth=max_depth)
     roots = [tg.term(r) for r in trace_roots(graph)]
     where = graph.places((r, None, None) for r in roots)
     part = {tg.name(r): where.get((r, None, None), (graph.name,))[0] for r in roots}
@@ -672,7 +681,7 @@ def explore_capture(*sources: object, settings: Settings = DEFAULTS,
     graph = capture_graph(items)
     with tg.collector_paused():
         findings = silenced(check_graph(graph, settings).findings, items)
-        views = capture_views(graph, findings, only)
+        views = capture_views(graph, findings, only, max_depth=settings.max_depth)
     return Listing(views, files, unplaced(findings, views) if only is None else {})
 
 
