@@ -21,14 +21,13 @@ that nests deeper than the reading's bound (:data:`~tgtrace.ground.limits.MAX_DE
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Callable
-from itertools import accumulate, count
 from pathlib import Path
 
 import pyoxigraph as ox
 
+from ..ground.guarded import deepest, nested_line, walked_line
 from .base import InputError
 
 TERMS, JSON_LD, XML = "triple terms within triple terms", "JSON-LD objects and arrays", "XML elements"
@@ -40,21 +39,6 @@ _TRIPLE = ox.Triple
 def refusal(name: str, line: int | None, bound: int, what: str) -> InputError:
     return InputError(name, line, f"nests more than {bound} deep ({what}): refused before parsing; raise "
                                   "--max-depth if it is genuine")
-
-
-def _deepest(marks: bytes, opening: bytes, closing: bytes) -> int:
-    """The greatest nesting a sequence of opening and closing marks reaches (anything else in
-    ``marks`` is ignored), in C: each opening counts 2 and each closing 0, so the running sum less
-    the position is the depth."""
-    table = bytes(2 if b in opening else 0 if b in closing else 1 for b in range(256))
-    kept = marks.translate(table, bytes(b for b in range(256) if b not in opening and b not in closing))
-    if not kept:
-        return 0
-    return max(0, max(map(operator.sub, accumulate(kept), count(1))))
-
-
-def _line_at(data: bytes, position: int) -> int:
-    return data.count(b"\n", 0, position) + 1
 
 
 # ---------------------------------------------------------------- N-Quads and N-Triples
@@ -203,57 +187,44 @@ class Screened:
 
 # What Turtle and TriG hold that may hold "<", ">" or "#" without a triple term or a comment
 # being there: long and short strings, IRIs, a name's escaped character; and comments.
-_TURTLE_ASIDE = re.compile(
-    rb'"""(?:[^"\\]|\\.|"(?!""))*+"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*+\'\'\''
-    rb'|"(?:[^"\\\n]|\\.)*+"|\'(?:[^\'\\\n]|\\.)*+\'|<[^<>"{}|^`\\\x00-\x20]*+>|\\.|#[^\n]*+', re.S)
-_TURTLE_MARKS = re.compile(rb"<<|>>")
+_TURTLE_ASIDE = (rb'"""(?:[^"\\]|\\.|"(?!""))*+"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*+\'\'\''
+                 rb'|"(?:[^"\\\n]|\\.)*+"|\'(?:[^\'\\\n]|\\.)*+\'|<[^<>"{}|^`\\\x00-\x20]*+>|\\.|#[^\n]*+')
+_TURTLE_SET_ASIDE = re.compile(_TURTLE_ASIDE, re.S)
+_TURTLE_TOKENS = re.compile(_TURTLE_ASIDE + rb"|(?P<start><<)|(?P<end>>>)", re.S)
 
 
 def check_turtle(name: str, data: bytes, bound: int) -> None:
     """Refuse Turtle or TriG whose triple terms (and reified triples) nest deeper than ``bound``."""
     if data.count(_OPEN) <= bound:
         return
-    rest = _TURTLE_ASIDE.sub(b" ", data)
     # Left are the "<<" and ">>" of triple terms: marked one byte each, they are counted.
-    marks = rest.replace(b"<<", b"\x01").replace(b">>", b"\x02")
-    if _deepest(marks, b"\x01", b"\x02") <= bound:
-        return
-    depth = 0
-    for match in _TURTLE_MARKS.finditer(rest):  # the line, found on the text set aside alike
-        depth += 1 if match.group() == _OPEN else -1
-        if depth > bound:
-            raise refusal(name, _line_at(rest, match.start()), bound, TERMS)
-    raise refusal(name, None, bound, TERMS)
+    marks = _TURTLE_SET_ASIDE.sub(b" ", data).replace(b"<<", b"\x01").replace(b">>", b"\x02")
+    if deepest(marks, b"\x01", b"\x02") > bound:
+        raise refusal(name, walked_line(data, _TURTLE_TOKENS, bound), bound, TERMS)
 
 
 # ---------------------------------------------------------------- JSON-LD
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
-_JSON_MARKS = re.compile(rb"[\[\]{}]")
 
 
 def check_json(name: str, data: bytes, bound: int) -> None:
     """Refuse JSON (JSON-LD) whose objects and arrays nest deeper than ``bound``."""
-    if data.count(b"[") + data.count(b"{") <= bound:
-        return
-    rest = _JSON_STRING.sub(b" ", data)
-    if _deepest(rest, b"[{", b"]}") <= bound:
-        return
-    depth = 0
-    for match in _JSON_MARKS.finditer(rest):
-        depth += 1 if match.group() in (b"[", b"{") else -1
-        if depth > bound:
-            raise refusal(name, _line_at(rest, match.start()), bound, JSON_LD)
-    raise refusal(name, None, bound, JSON_LD)
+    line = nested_line(data, _JSON_STRING, b"[{", b"]}", bound)
+    if line is not None:
+        raise refusal(name, line, bound, JSON_LD)
 
 
 # ---------------------------------------------------------------- RDF/XML
 
-_XML_ASIDE = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>", re.S)
+_XML_ASIDE = rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>"
+_XML_SET_ASIDE = re.compile(_XML_ASIDE, re.S)
 # A tag: its attributes' values may hold ">" (not "<").
-_XML_EMPTY = re.compile(rb"<[^!?/<>](?:[^<>\"']|\"[^\"]*+\"|'[^']*+')*+(?<=/)>")
-_XML_START = re.compile(rb"<[^!?/<>](?:[^<>\"']|\"[^\"]*+\"|'[^']*+')*+>")
+_TAG = rb"""<[^!?/<>](?:[^<>"']|"[^"]*+"|'[^']*+')*+"""
+_XML_EMPTY = re.compile(_TAG + rb"(?<=/)>")
+_XML_START = re.compile(_TAG + rb">")
 _XML_END = re.compile(rb"</[^<>]*+>")
+_XML_TOKENS = re.compile(_XML_ASIDE + rb"|" + _TAG + rb"(?<=/)>|(?P<start>" + _TAG + rb">)|(?P<end></[^<>]*+>)", re.S)
 _MARKS = b"\x01\x02"
 
 
@@ -261,16 +232,10 @@ def check_xml(name: str, data: bytes, bound: int) -> None:
     """Refuse XML (RDF/XML) whose elements nest deeper than ``bound``."""
     if data.count(b"<") - data.count(b"</") <= bound:
         return
-    rest = _XML_ASIDE.sub(b" ", data.translate(None, _MARKS))
+    rest = _XML_SET_ASIDE.sub(b" ", data.translate(None, _MARKS))
     rest = _XML_END.sub(b"\x02", _XML_START.sub(b"\x01", _XML_EMPTY.sub(b" ", rest)))
-    if _deepest(rest, b"\x01", b"\x02") <= bound:
-        return
-    depth = 0
-    for match in re.finditer(rb"[\x01\x02]", rest):
-        depth += 1 if match.group() == b"\x01" else -1
-        if depth > bound:
-            raise refusal(name, _line_at(rest, match.start()), bound, XML)
-    raise refusal(name, None, bound, XML)
+    if deepest(rest, b"\x01", b"\x02") > bound:
+        raise refusal(name, walked_line(data, _XML_TOKENS, bound), bound, XML)
 
 
 CHECKS: dict[str, Callable[[str, bytes, int], None]] = {

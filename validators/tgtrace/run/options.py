@@ -168,6 +168,8 @@ def _switch(value: Any, where: str) -> bool:
 def _file(value: Any, where: str) -> str:
     if not isinstance(value, (str, os.PathLike)) or not str(value):
         raise SettingsError(f"{where}: expected a file path, got {value!r}")
+    if "\x00" in str(value):  # no file system takes one: the open would fail with a ValueError
+        raise SettingsError(f"{where}: a file path cannot hold a NUL character, got {str(value)!r}")
     return str(value)
 
 
