@@ -765,8 +765,9 @@ def pull(collection: str, output_file: str | None, limit: int | None, progress: 
 @click.option("--trace-max-triples", type=click.IntRange(1), default=limits.TRACE_MAX_TRIPLES, show_default=True,
               metavar="TRIPLES", help="Lint a trace as it is, and release it, once it holds this many triples.")
 @click.option("--max-held-triples", type=click.IntRange(1), default=limits.MAX_HELD_TRIPLES, show_default=True,
-              metavar="TRIPLES", help="The most triples the traces in flight may hold in all: past it the oldest "
-              "are linted as they are, with a notice.")
+              metavar="TRIPLES", help="The most triples the traces in flight may hold in all (checked as a frame's "
+              "triples are added): past it the oldest are linted as they are, together, with a notice. A triple "
+              "held costs at most about 1.7 KB.")
 @click.option("--record", type=click.Path(dir_okay=False), default=None,
               help="Append what was kept (the explainability events) to this file as an explain stream "
               "(JSON lines, lintable with tg-trace lint); findings then name its lines. A symbolic link, a device, "

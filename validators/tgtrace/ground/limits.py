@@ -72,8 +72,12 @@ PULL_LIMIT = 1_000_000
 TRACE_MAX_AGE = 3600.0
 TRACE_MAX_TRIPLES = 100_000
 # Triples a watch holds over every trace in flight; past it the oldest traces are linted as they
-# are, with a notice, until it holds less.
-MAX_HELD_TRIPLES = 1_000_000
+# are, together, with a notice, until it holds less. A triple held costs about 1.7 KB at the most (a
+# burst of triples of distinct subjects, each a group of its own; a trace's triples about a third
+# of that): 250,000 keep a watch within about one large frame's worth of memory (four 61 MB frames
+# of 290,000 triples each: 0.7 GB at its peak, the frames included), where a million took it past
+# 2 GB.
+MAX_HELD_TRIPLES = 250_000
 
 # option -> default of every input's bounds, for docs/linting.md's table and the options' help.
 INPUT_BOUNDS = {
