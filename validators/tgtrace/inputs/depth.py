@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from ..ground.errors import TgTraceError
 from ..ground.guarded import deepest, nested_line, walked_line
 from .base import InputError
 
@@ -68,10 +69,12 @@ def _parens(data: bytes, start: int, end: int, cap: int) -> int:
     return found
 
 
-class _TooDeep(Exception):
-    """A line nests too deep; ``offset``: where it starts in the input."""
+class _TooDeep(TgTraceError):
+    """A line nests too deep; ``offset``: where it starts in the input (never shown: turned into
+    the InputError of the input and its line where it is caught)."""
 
     def __init__(self, offset: int) -> None:
+        super().__init__(f"nests too deep at byte {offset}")
         self.offset = offset
 
 
