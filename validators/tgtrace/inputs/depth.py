@@ -255,19 +255,24 @@ def check(name: str, fmt: str, source: bytes | Path, bound: int) -> None:
     if measure is None:
         return
     if isinstance(source, Path):
-        if not _may_nest(source, bound):
+        if not _may_nest(source, _OPENINGS[fmt], bound):
             return
         source = source.read_bytes()
     measure(name, source, bound)
 
 
-def _may_nest(path: Path, bound: int) -> bool:
-    """Whether a file holds more opening marks of any syntax than the bound, read a chunk at a
-    time (a file holding fewer is not read whole)."""
+# What opens a level in each syntax: a file holding no more of them than the bound cannot nest deeper.
+_OPENINGS = {"turtle": (_OPEN,), "trig": (_OPEN,), "jsonld": (b"[", b"{"), "rdfxml": (b"<",)}
+
+
+def _may_nest(path: Path, openings: tuple[bytes, ...], bound: int) -> bool:
+    """Whether a file holds more of ``openings`` than the bound, read a chunk at a time (one that
+    holds fewer is not read whole); one more is counted at each chunk's end, where an opening of
+    two bytes may be cut."""
     marks = 0
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
-            marks += chunk.count(b"<") + chunk.count(b"[") + chunk.count(b"{")
+            marks += sum(map(chunk.count, openings)) + 1
             if marks > bound:
                 return True
     return False
@@ -278,7 +283,7 @@ def _may_nest(path: Path, bound: int) -> bool:
 def term_depth(term: object, bound: int) -> int:
     """How deep a pyoxigraph term's triple terms nest (0 for any other term), counted to one past
     ``bound`` at most: each step reads a term of a triple term, which pyoxigraph copies whole, so a
-    term far deeper costs no more than the bound's steps."""
+    term far deeper costs the bound's steps, each linear in it, never a walk of the whole."""
     found = 0
     pending = [(term, 1)]
     while pending:

@@ -107,7 +107,7 @@ def _sniff(name: str, data: bytes) -> str:
         return "rdfxml"
     if b"@prefix" in data[:4096] or b"PREFIX" in data[:4096]:
         return "trig" if b"GRAPH" in data or b"{" in data else "turtle"
-    sample = [ln for ln in data.lstrip()[:65536].split(b"\n") if ln.strip() and not ln.lstrip().startswith(b"#")]
+    sample = [ln for ln in _text_head(data, 65536).split(b"\n") if ln.strip() and not ln.lstrip().startswith(b"#")]
     if sample:
         terms = sample[0].rstrip().rstrip(b".").split()
         return "nquads" if len(terms) >= 4 else "ntriples"
@@ -369,12 +369,16 @@ def _from_text(name: str, data: bytes, fmt: str, path: Path | None = None,
     return _rdf_input(name, fmt, data, path, bounds=bounds)
 
 
+_BLANK = re.compile(rb"\s*")
+
+
 def _text_head(data: bytes, size: int = 0) -> bytes:
-    """The first bytes of text past its leading blank space (a capture may start with blank lines)."""
+    """The first bytes of text past its leading blank space (a capture may start with blank lines),
+    found without copying the text."""
     size = size or _HEAD
     head = data[:size]
     if head.isspace():
-        start = len(data) - len(data.lstrip())
+        start = _BLANK.match(data).end()  # type: ignore[union-attr]  # \s* always matches
         head = data[start:start + size]
     return head
 
