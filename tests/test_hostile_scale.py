@@ -40,10 +40,10 @@ def test_thousands_of_derivation_cycles_are_linear(tmp_path, command):
     # draws a trace of at most 400 now).
     if command[-1] == "html":
         command = (*command, "-o", str(tmp_path / "report.html"))
-    base, small, large = _sizes(tmp_path, cycles, (2, 750, 3000), command)
+    base, small, large = _sizes(tmp_path, cycles, (2, 600, 2400), command)
     assert_linear(small, large, 4, base)
     if command[-1].endswith(".html"):
-        assert "No diagram: the trace has 6,001 entities" in (tmp_path / "report.html").read_text()
+        assert "No diagram: the trace has 4,801 entities" in (tmp_path / "report.html").read_text()
 
 
 def _blank_nodes(n: int) -> list[str]:
