@@ -2,7 +2,8 @@
 
 Each case takes one example file (wire JSON, N-Quads, an explain stream),
 applies a few random mutations (bytes flipped, dropped, duplicated or cut;
-JSON values swapped for values of other types; lines shuffled), gives it a
+JSON values swapped for values of other types; lines shuffled; an object
+nested in triple terms up to 300 deep, a line widened to 2,000 values), gives it a
 file name that may hold control and bidi characters and bytes that are not
 UTF-8, and lints the result in this process. The only acceptable outcomes
 are a report or an InputError: any other exception is a crash a user would
@@ -64,7 +65,33 @@ def _mutate_json(rng: random.Random, value):
     return rng.choice(ODD_VALUES)
 
 
+def _nest_or_widen(rng: random.Random, data: bytes) -> bytes:
+    """One line's object wrapped in triple terms up to 300 deep, or one line repeated with up to
+    2,000 values: the nesting and the fan-out a hostile capture holds (line formats)."""
+    lines = data.split(b"\n")
+    candidates = [i for i, line in enumerate(lines) if line.count(b"<") >= 3 and line.rstrip().endswith(b".")]
+    if not candidates:
+        return data
+    i = rng.choice(candidates)
+    parts = lines[i].split(b" ", 2)
+    if len(parts) < 3:
+        return data
+    subject, predicate, rest = parts
+    if rng.random() < 0.5:
+        depth = rng.choice([1, 2, 30, 64, 65, 100, 300])
+        term, tail = rest.split(b" ", 1) if b" " in rest else (rest, b".")
+        for _ in range(depth):
+            term = b"<<( " + subject + b" " + predicate + b" " + term + b" )>>"
+        lines[i] = b" ".join((subject, predicate, term, tail))
+    else:
+        width = rng.choice([16, 17, 100, 2000])
+        lines[i:i + 1] = [b"%s %s \"value %d\" ." % (subject, predicate, n) for n in range(width)]
+    return b"\n".join(lines)
+
+
 def _mutate_bytes(rng: random.Random, data: bytes) -> bytes:
+    if rng.random() < 0.1:
+        data = _nest_or_widen(rng, data)
     data = bytearray(data)
     for _ in range(rng.randint(1, 4)):
         if not data:

@@ -78,12 +78,22 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, name, content, expected):
     assert re.search(expected, result.stderr), result.stderr
 
 
-def test_json_ld_never_fetches_a_remote_context(tmp_path):
-    path = tmp_path / "remote.jsonld"
-    path.write_text('{"@context": "https://schema.org/", "@id": "urn:a", "name": "x"}')
-    result = run("lint", str(path), "--no-config")
-    assert result.returncode == 2
-    assert "remote context" in result.stderr and "Traceback" not in result.stderr
+@pytest.mark.parametrize("name,document", [
+    ("remote.jsonld", '{"@context": "https://schema.org/", "@id": "urn:a", "name": "x"}'),
+    ("remote.json", '{"@context": ["https://schema.org/", {"a": "urn:a"}], "@id": "urn:a", "name": "x"}'),
+    ("imported.jsonld", '{"@context": {"@import": "https://schema.org/"}, "@id": "urn:a", "name": "x"}'),
+])
+def test_json_ld_never_fetches_a_remote_context(tmp_path, name, document):
+    # The one line says why (nothing is fetched while parsing) and what to do, not the library's
+    # "No LoadDocumentCallback has been set to load remote contexts".
+    path = tmp_path / name
+    path.write_text(document)
+    for result in (run("lint", str(path), "--no-config"), run("diff", str(path), str(path))):
+        assert result.returncode == 2
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"tg-trace: {path}: names a remote context"), line
+        assert "fetches nothing while parsing" in line and "inline the context" in line, line
+        assert "LoadDocumentCallback" not in line
 
 
 def test_xml_entities_are_not_expanded(tmp_path):

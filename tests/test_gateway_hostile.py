@@ -455,6 +455,84 @@ def test_past_the_total_bound_the_oldest_trace_is_linted_with_a_notice():
     assert "question:0" in first and "question:1" in second  # the oldest first
 
 
+def _resident(pid: int) -> tuple[int, float]:
+    """(peak resident bytes, CPU seconds) of a running process, from /proc."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    peak = int(status.split("VmHWM:", 1)[1].split()[0]) * 1024
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return peak, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _burst(frames: int, triples: int, *flags: str, budget: float = 0) -> tuple[int, str, int, float]:
+    """A watch sent a burst of ``frames`` export frames of ``triples`` triples each, every triple a
+    group of its own (distinct subjects, no link: what costs a watch most per triple), by a
+    hostile gateway, under a 4 GB limit: (its peak resident bytes once every frame is judged, its
+    summary, the size of a frame, its CPU seconds). ``budget``: the CPU seconds it may take."""
+    rows = [triple(f"urn:trustgraph:question:{{}}-{n:07d}", TG + "query", literal("x" * 60)) for n in range(triples)]
+    template = json.dumps({"metadata": {"id": "e{}", "collection": "c"}, "triples": rows})
+    payloads = [template.replace("{}", str(k)) for k in range(frames)]
+    del rows
+    sent = []
+
+    async def export(session):
+        if not sent:
+            sent.append(True)
+            for payload in payloads:
+                await session.send(payload)
+
+    def limited():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    with HostileGateway(socket=flow_ok_only, export=export) as gateway:
+        watch = Watching("-u", gateway.url, "--format", "jsonl", "--quiet-period", "1", *flags, preexec_fn=limited)
+        watch.wait_for("watching flow")
+        # Judged once its CPU time stops growing: every frame read, its traces linted.
+        last, steady = -1.0, 0
+        while steady < 4:
+            time.sleep(0.5)
+            peak, cpu = _resident(watch.process.pid)
+            steady = steady + 1 if cpu == last else 0
+            last = cpu
+            if budget and cpu > budget:
+                watch.kill()
+                raise AssertionError(f"watch still busy after {cpu:.0f} s of CPU, more than {budget:.0f}")
+        status, _, err = watch.stop()
+    assert status == 0, err
+    return peak, err.splitlines()[-1], len(payloads[0]), cpu
+
+
+# A held triple costs a watch at most about 2 KB (docs/deployment.md), a frame in flight up to about
+# eight times its size (its bytes, the one waiting on the socket, its quads, the oldest traces' lint);
+# a frame's triples are added ten thousand at a time, the total bound checked after each.
+HELD, SLICE, FRAMES_IN_FLIGHT = 2 << 10, 10_000, 8
+
+
+def test_a_burst_of_frames_each_larger_than_the_bound_holds_no_more_than_the_bound():
+    # Four frames, each past --max-held-triples: each was held whole before the bound was checked,
+    # and the oldest groups were then linted one at a time (4 ms each: 116,000 of them).
+    resting, _, _, started = _burst(1, 10)
+    # Its time linear too: a generous multiple of what a watch takes to start and lint one frame.
+    peak, summary, size, _ = _burst(4, 29_000, "--max-held-triples", "25000", budget=40 * started)
+    assert "watched 4 frames: 116000 traces linted" in summary and "at a bound" in summary, summary
+    allowed = resting + HELD * (25_000 + SLICE) + FRAMES_IN_FLIGHT * size
+    assert peak <= allowed, (peak >> 20, allowed >> 20, resting >> 20)
+    print(f"peak {peak >> 20} MB, allowed {allowed >> 20} MB, resting {resting >> 20} MB")
+
+
+@pytest.mark.slow
+def test_four_frames_of_61_mb_take_watch_under_1_gb():
+    # 290,000 triples a frame, inside the 64 MiB frame limit: with a million held triples allowed,
+    # watch reached 2.4 GB before the bound stopped it (one frame: 697 MB).
+    _, _, _, started = _burst(1, 10)
+    peak, summary, size, _ = _burst(4, 290_000, budget=400 * started)
+    assert 60 << 20 < size < 64 << 20
+    assert "watched 4 frames: 1160000 traces linted" in summary, summary
+    assert peak < 1 << 30, peak >> 20
+    print(f"peak {peak >> 20} MB")
+
+
 # ---------------------------------------------------------------- 9: what a peer sends, escaped
 
 

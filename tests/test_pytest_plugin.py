@@ -3,6 +3,7 @@ project whose tests run in a subprocess pytest."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -308,17 +309,48 @@ def test_snapshot_files_are_named_by_test_and_call(tmp_path, monkeypatch):
                                done=lambda path, what: done.append((what, path.name)))
     folder = tmp_path / "tg_trace_snapshots" / "test_agent"
     example = EXAMPLES / "graph-rag.nq"
-    assert checker.assert_match(example) == folder / "test_trace_a_b_c.trig"
-    assert checker(str(example)) == folder / "test_trace_a_b_c-2.trig"
+    # A name made safe for a file keeps a short hash of the test's id, so that ids that read alike
+    # never share a file.
+    named = "test_trace_a_b_c-" + hashlib.sha256(b"test_trace[a/b: c]").hexdigest()[:10]
+    assert checker.assert_match(example) == folder / f"{named}.trig"
+    assert checker(str(example)) == folder / f"{named}-2.trig"
     assert checker.assert_match(EXAMPLES / "supervisor.nq", name="supervisor") == folder / "supervisor.trig"
-    assert done == [("written", "test_trace_a_b_c.trig"), ("written", "test_trace_a_b_c-2.trig"),
-                    ("written", "supervisor.trig")]
+    assert done == [("written", f"{named}.trig"), ("written", f"{named}-2.trig"), ("written", "supervisor.trig")]
     # The next test run compares with them: the same calls in the same order.
     again = snapshot_checker(tmp_path / "test_agent.py", "test_trace[a/b: c]", update=False)
     again.assert_match(example)
     again.assert_match(example)
     with pytest.raises(AssertionError, match="trace structure differs from its snapshot"):
         again.assert_match(EXAMPLES / "graph-rag.nq", name="supervisor")
+
+
+def test_snapshot_names_are_one_per_test_id_and_stay_in_their_folder(tmp_path, monkeypatch):
+    # test_structure[rag/graph] and test_structure[rag_graph] were both test_structure_rag_graph.trig:
+    # each failed on the other's snapshot, and an update made them overwrite each other; a
+    # 300-character id failed with "File name too long".
+    from tgtrace.testing import snapshot_checker
+
+    monkeypatch.delenv("CI", raising=False)
+    module = tmp_path / "tests" / "test_emitter.py"
+    folder = module.parent / "tg_trace_snapshots" / "test_emitter"
+    ids = ["test_structure[rag/graph]", "test_structure[rag_graph]", "test_structure[rag graph]",
+           "test_structure[" + "x" * 300 + "]", "test_structure[" + "x" * 300 + "y]", "test_structure[../../up]",
+           "test_structure[\udcff]", "test_structure"]
+    traces = [EXAMPLES / "graph-rag.nq", EXAMPLES / "supervisor.nq"]
+    paths = []
+    for number, test in enumerate(ids):
+        path = snapshot_checker(module, test, update=False).assert_match(traces[number % 2])
+        assert path.parent == folder and len(path.name) <= 110, path
+        paths.append(path)
+    assert len(set(paths)) == len(ids)
+    assert folder / "test_structure.trig" in paths  # a name already safe and short stays as it is
+    assert sorted(folder.iterdir()) == sorted(paths) and not (tmp_path / "up").exists()
+    # Each test compares with its own snapshot, run after run.
+    for number, test in enumerate(ids):
+        snapshot_checker(module, test, update=False).assert_match(traces[number % 2])
+    # A name given to assert_match is kept inside the folder too.
+    path = snapshot_checker(module, "t", update=False).assert_match(traces[0], name="../../../outside")
+    assert path.parent == folder
 
 
 def test_snapshot_of_an_unreadable_trace_is_an_input_error(tmp_path):

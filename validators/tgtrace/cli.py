@@ -393,7 +393,7 @@ def lint(paths: tuple[str | io.BytesIO | Input, ...], fmt: str | None, color: bo
             report = cluster.lint(*paths, settings=settings)
         else:
             # A report that shows the traces' views has the run build them in its pass.
-            visit = traceviews.attach_views if needs_views(settings.output.format) else None
+            visit = traceviews.ViewsVisit(max_depth=limits.DEPTH_CEILING, refuse=False) if needs_views(settings.output.format) else None
             report = api.lint(*paths, settings=settings, progress=bar.update if bar else None, visit=visit)
     finally:
         if bar:
@@ -434,8 +434,7 @@ _RDF_NAMES = {"nquads": "N-Quads", "trig": "TriG", "ntriples": "N-Triples"}
                    "sees one graph, judges the named-graph rules (G001, G002) as tg-trace does.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), default=None,
               help="Write to this file instead of standard output.")
-def convert(paths: tuple[str, ...], fmt: str, input_format: str | None, state_graphs: bool,
-            output_file: str | None) -> None:
+def convert(paths: tuple[str, ...], fmt: str, state_graphs: bool, output_file: str | None, **flags: Any) -> None:
     """Write the graph tg-trace reads from trace files (any input lint takes: wire JSON, explain
     streams, every RDF syntax) as N-Quads or TriG 1.2, so that another RDF tool, such as a SHACL
     processor given the published shapes, checks exactly the graph tg-trace judges.
@@ -447,11 +446,12 @@ def convert(paths: tuple[str, ...], fmt: str, input_format: str | None, state_gr
     from .formats import rdf  # the RDF writer, loaded by this command alone
 
     refuse_inputs({"-o": output_file}, expand_paths([p for p in paths if p != "-"]))
+    settings = Settings().merge(**_given("convert", flags))
     quads: list = []
     stated: list = []
     unjudged: list[str] = []
     for path in paths:
-        for item in load(path, input_format):
+        for item in load(path, settings.input_format, bounds=settings.bounds):
             start = len(quads)
             with item.reading():
                 quads.extend(item.quads())
@@ -501,7 +501,8 @@ def diff(old: str, new: str, fmt: str, output_file: str | None, color: bool | No
 
     refuse_inputs({"-o": output_file}, expand_paths([p for p in (old, new) if p != "-"]))
     settings = Settings().merge(**_given("diff", flags))
-    result = structure.compare_inputs(old, new, settings.input_format, settings.max_stdin, settings.stdin_timeout)
+    result = structure.compare_inputs(old, new, settings.input_format, settings.max_stdin, settings.stdin_timeout,
+                                      settings.bounds)
     if color is None:
         color = sys.stdout.isatty() and not output_file and not os.environ.get("NO_COLOR")
     diff_format.emit(result, fmt, bool(color), output_file)
@@ -555,13 +556,9 @@ def rules() -> None:
 
 # ---------------------------------------------------------------- viewing traces
 
-def _view_settings(config_file: str | None, no_config: bool, one_capture: bool | None = None) -> Settings:
-    return config.resolve(config_file, no_config, one_capture=one_capture or None)
-
-
 def _views(paths: Sequence[str], trace: str | None, config_file: str | None, no_config: bool,
-           one_capture: bool | None = None) -> tuple[list[traceviews.TraceView], Settings]:
-    settings = _view_settings(config_file, no_config, one_capture)
+           given: dict) -> tuple[list[traceviews.TraceView], Settings]:
+    settings = config.resolve(config_file, no_config, **given)
     only = (lambda iri: traceviews.matches(iri, trace)) if trace else None
     views = traceviews.build(*paths, settings=settings, only=only)
     if trace and not views:
@@ -677,14 +674,14 @@ def list_traces(paths: tuple[str, ...], fmt: str, patterns: tuple[str, ...], has
 @click.option("--color/--no-color", default=None, help="Colour the tree. Default: on a terminal.")
 @_table_options("show")
 @_config_options
-def show(path: str, trace: str | None, fmt: str, color: bool | None, one_capture: bool | None,
-         config_file: str | None, no_config: bool) -> None:
+def show(path: str, trace: str | None, fmt: str, color: bool | None, config_file: str | None, no_config: bool,
+         **flags: Any) -> None:
     """Show traces as trees: each step with its type, timings, tokens, model, tool and arguments,
     thought, observation, tool error and termination; selected edges and chunks with their scores;
     sub-agents and tool sub-traces under the step that started them; each finding on its step.
 
     Exit status: 0, or 1 when a shown trace has a finding at or above the configured fail-on."""
-    views, settings = _views([path], trace, config_file, no_config, one_capture)
+    views, settings = _views([path], trace, config_file, no_config, _given("show", flags))
     if color is None:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     _write(_view_formats().render_show(views, fmt, color), None)
@@ -703,8 +700,8 @@ _DRAWINGS = {".svg": "svg", ".png": "png", ".dot": "dot"}
               "- writes SVG to standard output.")
 @_table_options("graph")
 @_config_options
-def graph(path: str, trace: str | None, output_file: str, one_capture: bool | None, config_file: str | None,
-          no_config: bool) -> None:
+def graph(path: str, trace: str | None, output_file: str, config_file: str | None, no_config: bool,
+          **flags: Any) -> None:
     """Draw a trace's derivation graph with Graphviz: steps coloured by type with their mixins,
     Thoughts and selections as notes, sub-traces as clusters, links that break a rule in red with
     the rule code, steps with findings outlined.
@@ -716,7 +713,7 @@ def graph(path: str, trace: str | None, output_file: str, one_capture: bool | No
     if kind != "dot":
         diagram.graphviz()
     refuse_inputs({"-o": None if output_file == "-" else output_file}, expand_paths([path]))
-    views, settings = _views([path], trace, config_file, no_config, one_capture)
+    views, settings = _views([path], trace, config_file, no_config, _given("graph", flags))
     if len(views) > 1:
         raise UsageProblem(f"{path}: holds {len(views)} traces; choose one with --trace ('tg-trace list' shows them)")
     source = diagram.trace_dot(views[0])
@@ -785,8 +782,9 @@ def pull(collection: str, output_file: str | None, limit: int | None, progress: 
 @click.option("--trace-max-triples", type=click.IntRange(1), default=limits.TRACE_MAX_TRIPLES, show_default=True,
               metavar="TRIPLES", help="Lint a trace as it is, and release it, once it holds this many triples.")
 @click.option("--max-held-triples", type=click.IntRange(1), default=limits.MAX_HELD_TRIPLES, show_default=True,
-              metavar="TRIPLES", help="The most triples the traces in flight may hold in all: past it the oldest "
-              "are linted as they are, with a notice.")
+              metavar="TRIPLES", help="The most triples the traces in flight may hold in all (checked as a frame's "
+              "triples are added): past it the oldest are linted as they are, together, with a notice. A triple "
+              "held costs at most about 1.7 KB.")
 @click.option("--record", type=click.Path(dir_okay=False), default=None,
               help="Append what was kept (the explainability events) to this file as an explain stream "
               "(JSON lines, lintable with tg-trace lint); findings then name its lines. A symbolic link, a device, "

@@ -3,6 +3,7 @@ tests (see ``tgtrace.pytest_plugin``)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -90,6 +91,23 @@ def checker(rootpath: Path | str) -> TraceChecker:
 SNAPSHOT_FOLDER = "tg_trace_snapshots"
 SNAPSHOT_SUFFIX = ".trig"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+# A snapshot's file name keeps at most this many characters of the test's (or the given) name: far
+# below any file system's limit on a name (255 bytes), with the folder's path still to come.
+MAX_NAME = 100
+_HASHED = 10  # hexadecimal digits of the name's hash that keep it unique when it is changed or cut
+
+
+def snapshot_name(name: str) -> str:
+    """The file name (without suffix) a snapshot of a test's id (or of a name given) has: the name
+    as it is when it is already safe and short, else its safe characters, cut to MAX_NAME, and a
+    short hash of the whole name, so that names that read alike stay apart
+    (``test_structure[rag/graph]``, ``test_structure[rag_graph]``) and a long one fits. It never
+    holds a path separator or starts with a dot: the file stays inside the snapshot folder."""
+    safe = _UNSAFE_NAME.sub("_", name).strip("._")
+    if name and safe == name and len(name) <= MAX_NAME:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_HASHED]
+    return f"{safe[:MAX_NAME - _HASHED - 1].rstrip('._')}-{digest}".lstrip("-")
 
 
 def in_ci(environ: Mapping[str, str] = os.environ) -> bool:
@@ -144,11 +162,12 @@ def _write_snapshot(path: Path, traces: list[structure.TraceStructure]) -> None:
 class SnapshotChecker:
     """What the ``tg_trace_snapshot`` fixture gives a test: ``assert_match(trace)`` compares the
     trace's structure with the test's snapshot, ``tg_trace_snapshots/<module>/<test>.trig``
-    beside the test module (a second snapshot of the same test: ``<test>-2.trig``, or a name)."""
+    beside the test module (a second snapshot of the same test: ``<test>-2.trig``, or a name);
+    the file's name is :func:`snapshot_name`'s."""
 
     def __init__(self, folder: Path, test: str, update: bool, done: Callable[[Path, str], None] | None = None) -> None:
         self.folder = folder
-        self.test = _UNSAFE_NAME.sub("_", test).strip("._") or "test"
+        self.test = snapshot_name(test)
         self.update = update
         self.done = done  # called with (path, what was done)
         self._count = 0
@@ -156,7 +175,7 @@ class SnapshotChecker:
     def path(self, name: str | None = None) -> Path:
         """The snapshot file of the next assert_match (or of ``name``)."""
         if name is not None:
-            return self.folder / (_UNSAFE_NAME.sub("_", name).strip("._") + SNAPSHOT_SUFFIX)
+            return self.folder / (snapshot_name(name) + SNAPSHOT_SUFFIX)
         suffix = f"-{self._count + 1}" if self._count else ""
         return self.folder / f"{self.test}{suffix}{SNAPSHOT_SUFFIX}"
 

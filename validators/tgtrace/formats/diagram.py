@@ -79,9 +79,18 @@ def graphviz() -> str:
     return dot
 
 
+# Seconds dot may take to lay a drawing out (its layout is worse than linear in the nodes).
+DOT_TIMEOUT = 120
+
+
 def render(dot_source: str, fmt: str = "svg") -> bytes:
     """Run ``dot -T<fmt>`` (svg or png)."""
-    result = subprocess.run([graphviz(), f"-T{fmt}"], input=dot_source.encode(), capture_output=True, timeout=120)
+    try:
+        result = subprocess.run([graphviz(), f"-T{fmt}"], input=dot_source.encode(), capture_output=True,
+                                timeout=DOT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise DiagramError(f"dot took longer than {DOT_TIMEOUT} seconds to lay the drawing out; draw one trace "
+                           "with tg-trace graph --trace, or write .dot") from None
     if result.returncode != 0:
         raise DiagramError(f"dot failed: {message(result.stderr.decode(errors='replace').strip())}")
     return result.stdout

@@ -103,7 +103,16 @@ def _ids(svg: str, prefix: str) -> str:
                   lambda m: f'id="{prefix}-{m.group(1)}"', svg)
 
 
+# The report draws a trace of at most this many entities: dot's layout is worse than linear, and
+# a drawing of thousands of nodes is no longer read (tg-trace graph draws any one trace).
+MAX_DRAWN = 400
+
+
 def _diagram(view: TraceView, prefix: str) -> str:
+    entities = sum(1 + len(step.owned) for step in view.all_steps())
+    if entities > MAX_DRAWN:
+        return (f'<p class="muted">No diagram: the trace has {entities:,} entities, and the report draws at most '
+                f"{MAX_DRAWN:,} (tg-trace graph draws it).</p>")
     try:
         svg = diagram.render_svg(diagram.trace_dot(view))
     except diagram.DiagramError as exc:

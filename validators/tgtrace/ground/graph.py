@@ -55,6 +55,8 @@ _EMPTY: frozenset = frozenset()
 _NONE: tuple = ()
 _NO_PROPERTIES: Mapping[str, Sequence[Node]] = MappingProxyType({})
 _STATEMENT_TYPES = frozenset({STATEMENT})
+# An index list this long gets a set of its values beside it (``_insert``).
+_SCANNED = 16
 
 # The graph name the graph keeps for a statement of the default graph (a named graph's is its IRI).
 DEFAULT_GRAPH = ""
@@ -228,6 +230,9 @@ class TraceGraph:
         # it was written in, for each statement not written in that first graph alone.
         self._graph_of: dict[Node, str] = {}
         self._elsewhere: dict[Node, dict[tuple[str, Node], list[str]]] = {}
+        # id of an index list of _SCANNED values or more -> the set of its values, for _insert's
+        # membership test (the lists live as long as the graph, so their ids stay theirs).
+        self._wide: dict[int, set[Node]] = {}
 
     # -------------------------------------------------------------- building
 
@@ -328,7 +333,9 @@ class TraceGraph:
                 values = props.get(p)
                 if values is None:
                     props[p] = [o]
-                elif o not in values:
+                # A short list (nearly every one) is scanned, cheaper than a set beside it; a long one
+                # (one subject's 50,000 values of a predicate) is asked through its set (_known).
+                elif not (o in values if len(values) < _SCANNED else self._known(values, o)):
                     values.append(o)
                 else:
                     if graphs and (not in_first_graph or k in elsewhere):
@@ -373,6 +380,17 @@ class TraceGraph:
                 del self._elsewhere[k]
         elif graph_key not in noted:
             noted.append(graph_key)
+
+    def _known(self, values: list[Node], value: Node) -> bool:
+        """Whether a long index list holds ``value``, asked of the set beside it (made on first
+        use), which then holds it: the insert appends it to the list (input order kept)."""
+        seen = self._wide.get(id(values))
+        if seen is None:
+            seen = self._wide[id(values)] = set(values)
+        if value in seen:
+            return True
+        seen.add(value)
+        return False
 
     def _invalidate(self) -> None:
         self._inverse = self._heads = None

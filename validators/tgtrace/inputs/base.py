@@ -125,9 +125,9 @@ class Input:
         try:
             yield
         except SyntaxError as exc:
-            raise InputError(self.name, exc.lineno, syntax_message(exc)) from None
+            raise InputError(self.name, exc.lineno, _remote_context(exc) or syntax_message(exc)) from None
         except (ValueError, OSError) as exc:
-            raise InputError(self.name, None, str(exc) or type(exc).__name__) from None
+            raise InputError(self.name, None, _remote_context(exc) or str(exc) or type(exc).__name__) from None
         except MemoryError:
             # pyoxigraph's parsers stop at a token (a literal, an IRI) longer than their buffer.
             raise InputError(self.name, None, "a single token (literal or IRI) is too long to parse "
@@ -157,6 +157,17 @@ class Input:
         if self.format in LINE_FORMATS:
             return _LineLocator(self.text, self.path, self.format, self.opener)
         return _TextLocator(self.text, self.path, self.format, self.opener)
+
+
+# What pyoxigraph's JSON-LD parser says of a @context (or @import) naming a URL: it has no loader,
+# by design (nothing is fetched while parsing), so the message is the project's own.
+_NO_LOADER = "LoadDocumentCallback"
+REMOTE_CONTEXT = ("names a remote context (a URL as JSON-LD @context or @import): tg-trace fetches nothing while "
+                  "parsing; inline the context (its JSON object in place of the URL) and lint again")
+
+
+def _remote_context(exc: Exception) -> str | None:
+    return REMOTE_CONTEXT if _NO_LOADER in str(exc) else None
 
 
 class Reading:

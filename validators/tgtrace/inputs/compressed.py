@@ -2,12 +2,15 @@
 
 Large captures travel compressed: a gzip, bzip2 or xz file is read through the standard library's
 decompressor as a stream, never decompressed to disk or held whole unless its format must be, and
-a finding's line is the line of the decompressed text. Each stream may expand to at most
-:data:`MAX_EXPANSION` times its size (at least :data:`MIN_BUDGET` bytes, at most
-:data:`MAX_EXPANDED_BYTES`): past that it is a decompression bomb, refused. zstd has no decoder
-in the standard library before Python 3.14 and none among the dependencies: it is named and
-refused. Anything else that is not text is named as binary, rather than handed to a parser whose
-message would quote its first byte.
+a finding's line is the line of the decompressed text. A stream of several members (``cat a.gz
+b.gz``, pigz, pbzip2) is read member by member, in the same few buffers. What a stream makes is
+counted as it is made: at no point may it have made more than ``expansion`` times the compressed
+bytes read of it (:data:`~tgtrace.ground.limits.MAX_EXPANSION` by default, ``--max-expansion``; at
+least :data:`MIN_BUDGET` bytes of input are counted, and never more than :data:`MAX_EXPANDED_BYTES`
+made): past that it is a decompression bomb, refused a few megabytes into it, whatever its size.
+zstd has no decoder in the standard library before Python 3.14 and none among the dependencies:
+it is named and refused. Anything else that is not text is named as binary, rather than handed
+to a parser whose message would quote its first byte.
 """
 
 from __future__ import annotations
@@ -21,17 +24,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from ..ground.limits import MAX_EXPANSION
 from .base import InputError
 
 # Bomb defences, shared with the workspace bundle (a gzipped tar): a gzip stream expands about 1000
-# times at most, bzip2 and xz far more; traces compress 15 to 40 times (a million triples of N-Quads:
-# gzip 20, bzip2 32, xz 36).
-MAX_EXPANSION = 200
-MIN_BUDGET = 1 << 16  # a small file may still expand to 12.5 MiB
+# times at most, bzip2 and xz far more; the ratio allowed is the reading's (limits.MAX_EXPANSION).
+MIN_BUDGET = 1 << 16  # the input counted at least this large: a small file may still expand to 12.5 MiB
 MAX_EXPANDED_BYTES = 1 << 36  # 64 GiB, whatever the ratio
 # xz declares the dictionary its decoder allocates: xz -9 needs 64 MiB.
 MAX_XZ_MEMORY = 256 << 20
-_CHUNK = 1 << 20
+_CHUNK = 1 << 20  # what the decompressed stream is read in
+# What the compressed input is read in: the budget grows by this much at a time, so a bomb has made
+# at most the ratio times this beyond what it may before it is caught.
+_READ = 1 << 16
 
 # First bytes of each compression (its magic number) and the suffix its tools give a file.
 COMPRESSIONS = {
@@ -115,9 +120,9 @@ def refuse_zstd(name: str) -> InputError:
                                   "recompress it with gzip, bzip2 or xz")
 
 
-def budget_of(compressed: int) -> int:
-    """Bytes a stream of ``compressed`` bytes may expand to."""
-    return min(MAX_EXPANDED_BYTES, max(compressed, MIN_BUDGET) * MAX_EXPANSION)
+def budget_of(compressed: int, expansion: int = MAX_EXPANSION) -> int:
+    """Bytes a stream may have made once ``compressed`` bytes of it are read."""
+    return min(MAX_EXPANDED_BYTES, max(compressed, MIN_BUDGET) * expansion)
 
 
 def _decompressor(kind: str) -> Any:  # zlib's, bz2's or lzma's: their attributes differ, read by kind
@@ -133,12 +138,13 @@ _ERRORS = (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError)
 
 class _Expanding(io.RawIOBase):
     """The decompressed bytes of a stream of one or more concatenated members (pigz, pbzip2 and
-    ``cat a.gz b.gz`` write several), counted against the budget as they are made."""
+    ``cat a.gz b.gz`` write several), counted against the budget as they are made: at any point
+    at most ``expansion`` times what was read of the input (at least MIN_BUDGET of it)."""
 
-    def __init__(self, name: str, raw: IO[bytes], kind: str, budget: int,
+    def __init__(self, name: str, raw: IO[bytes], kind: str, expansion: int = MAX_EXPANSION,
                  progress: Callable[[int], None] | None = None) -> None:
-        self.name, self.raw, self.kind, self.left, self.progress = name, raw, kind, budget, progress
-        self.budget, self.read_in = budget, 0
+        self.name, self.raw, self.kind, self.expansion, self.progress = name, raw, kind, expansion, progress
+        self.made = self.read_in = 0
         self.pending = b""  # compressed bytes not yet given to the decompressor
         self.decompressor = _decompressor(kind)
         self.ended = False
@@ -147,7 +153,7 @@ class _Expanding(io.RawIOBase):
         return True
 
     def _more(self) -> bytes:
-        chunk = self.raw.read(_CHUNK)
+        chunk = self.raw.read(_READ)
         self.read_in += len(chunk)
         if self.progress is not None:
             self.progress(self.read_in)
@@ -158,11 +164,13 @@ class _Expanding(io.RawIOBase):
         while not self.ended:
             made = self._step(size)
             if made:
-                self.left -= len(made)
-                if self.left < 0:
-                    raise InputError(self.name, None, f"expands more than {MAX_EXPANSION} times its size (more than "
-                                                      f"{self.budget:,} bytes of {self.kind}): a decompression bomb, "
-                                                      "refused; decompress it yourself if it is genuine")
+                self.made += len(made)
+                if self.made > budget_of(self.read_in, self.expansion):
+                    raise InputError(self.name, None, f"expands more than {self.expansion} times what was read "
+                                                      f"of it ({self.made:,} bytes of {self.kind} from "
+                                                      f"{self.read_in:,}): a decompression bomb, refused; "
+                                                      "decompress it yourself if it is genuine, or raise "
+                                                      "--max-expansion")
                 buffer[:len(made)] = made
                 return len(made)
         return 0
@@ -172,7 +180,10 @@ class _Expanding(io.RawIOBase):
         decompressor = self.decompressor
         try:
             if decompressor.eof:
-                rest = self._next_member(decompressor.unused_data + self.pending)
+                # What follows the member is its unused_data alone: zlib also leaves it in
+                # unconsumed_tail when the member's end came after an output limit, and both
+                # together would hold the rest of the input twice (doubling at every member).
+                rest = self._next_member(decompressor.unused_data)
                 if rest is None:
                     self.ended = True
                     return b""
@@ -181,7 +192,7 @@ class _Expanding(io.RawIOBase):
             if self.kind == "gzip":
                 data = self.pending or self._more()
                 made = decompressor.decompress(data, size)  # b"" drains what a full buffer held back
-                self.pending = decompressor.unconsumed_tail
+                self.pending = b"" if decompressor.eof else decompressor.unconsumed_tail
                 if not data and not made and not decompressor.eof:
                     raise self._truncated()
                 return made
@@ -227,19 +238,20 @@ class _Expanding(io.RawIOBase):
 
 
 def open_expanded(name: str, kind: str, path: Path | None = None, data: bytes | None = None,
-                  progress: Callable[[int], None] | None = None) -> io.BufferedReader:
+                  progress: Callable[[int], None] | None = None,
+                  expansion: int = MAX_EXPANSION) -> io.BufferedReader:
     """The decompressed text of a file (or of bytes), as a binary file object that reads lines in C;
     its errors are InputErrors naming ``name``."""
     if kind == "zstd":
         raise refuse_zstd(name)
     raw = open(path, "rb") if data is None else io.BytesIO(data)  # type: ignore[arg-type]  # path is given when data is not
-    size = len(data) if data is not None else path.stat().st_size  # type: ignore[union-attr]  # path is given when data is not
-    return io.BufferedReader(_Expanding(name, raw, kind, budget_of(size), progress), _CHUNK)
+    return io.BufferedReader(_Expanding(name, raw, kind, expansion, progress), _CHUNK)
 
 
-def expanded_bytes(name: str, kind: str, data: bytes, limit: int | None = None, hint: str = "") -> bytes:
+def expanded_bytes(name: str, kind: str, data: bytes, limit: int | None = None, hint: str = "",
+                   expansion: int = MAX_EXPANSION) -> bytes:
     """Compressed bytes decompressed whole (the input is held whole already), at most ``limit`` of them."""
-    with open_expanded(name, kind, data=data) as stream:
+    with open_expanded(name, kind, data=data, expansion=expansion) as stream:
         expanded = stream.read(limit + 1) if limit is not None else stream.read()
     if limit is not None and len(expanded) > limit:
         raise InputError(name, None, f"expands to more than {limit:,} bytes{hint}")

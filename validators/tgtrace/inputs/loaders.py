@@ -4,7 +4,9 @@ Only this package knows input formats. Each input becomes an :class:`Input`
 (``base.py``) that builds its trace graph. pyoxigraph does the parsing: it is the only Python RDF parser that
 holds RDF 1.2 triple terms and it never fetches a JSON-LD context (none is
 registered). It does expand the entities an XML DTD declares: RDF/XML that
-declares one is refused before it is parsed.
+declares one is refused before it is parsed. Its parsers recurse: an input is
+measured before it is parsed, and one nesting deeper than the reading's
+``InputBounds.depth`` is refused (``depth.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from typing import IO, Any
 
 import pyoxigraph as ox
 
+from ..ground.limits import DEFAULT_BOUNDS, InputBounds
+from . import depth
 from .base import LINE_FORMATS, RDF_FORMATS, Input, InputError
 from .compressed import (
     COMPRESSED_SUFFIXES,
@@ -103,7 +107,7 @@ def _sniff(name: str, data: bytes) -> str:
         return "rdfxml"
     if b"@prefix" in data[:4096] or b"PREFIX" in data[:4096]:
         return "trig" if b"GRAPH" in data or b"{" in data else "turtle"
-    sample = [ln for ln in data[:65536].split(b"\n") if ln.strip() and not ln.lstrip().startswith(b"#")]
+    sample = [ln for ln in _text_head(data, 65536).split(b"\n") if ln.strip() and not ln.lstrip().startswith(b"#")]
     if sample:
         terms = sample[0].rstrip().rstrip(b".").split()
         return "nquads" if len(terms) >= 4 else "ntriples"
@@ -134,18 +138,21 @@ def _parse_json(name: str, data: bytes | str, line: int | None = None) -> Any:
         raise InputError(name, line, "JSON nested too deeply") from None
 
 
-def _json_input(name: str, data: bytes, path: Path | None, declared: str | None) -> Input:
+def _json_input(name: str, data: bytes, path: Path | None, declared: str | None,
+                bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
     document = _parse_json(name, data)
     if declared == "jsonld" or (declared is None and is_jsonld_document(document)):
+        del document
+        depth.check_json(name, data, bounds.depth)
         return _rdf_input(name, "jsonld", data, path)
     messages = _gateway_messages(document)
     if declared is None and messages is not None:
-        return _messages_input(name, data, path, document, messages)
+        return _messages_input(name, data, path, document, messages, bounds)
     if declared is None and not is_wire_document(document):
         raise InputError(name, None, "is JSON but neither TrustGraph wire JSON (triples with s, p and o, or explain "
                                      "events) nor JSON-LD (objects with @id, @graph or @context)")
     try:
-        quads, lines = wire_lines(name, data, document)
+        quads, lines = wire_lines(name, data, document, bounds.depth)
     except WireError as exc:
         raise InputError(name, exc.line, exc.problem) from None
     return Input(name, "wire", lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
@@ -169,7 +176,7 @@ def _gateway_messages(document: object) -> tuple[str, list] | None:
 
 
 def _messages_input(name: str, data: bytes, path: Path | None, document: object,
-                    messages: tuple[str, list]) -> Input:
+                    messages: tuple[str, list], bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
     kind, items = messages
     starts = element_lines(data.decode("utf-8")) if items is document else [1]
     quads: list[ox.Quad] = []
@@ -177,7 +184,7 @@ def _messages_input(name: str, data: bytes, path: Path | None, document: object,
     for index, message in enumerate(items):
         line = starts[index] if index < len(starts) else None
         try:
-            batch = line_quads(message) or []
+            batch = line_quads(message, bounds.depth) or []
         except WireError as exc:
             raise InputError(name, line, f"item {index + 1}: {exc.problem}") from None
         for quad in batch:
@@ -186,7 +193,8 @@ def _messages_input(name: str, data: bytes, path: Path | None, document: object,
     return Input(name, kind, lambda: iter(quads), _lines=lines, text=data, path=path, size=len(data))
 
 
-def _jsonl_input(name: str, data: bytes | None, path: Path | None, opener: Callable | None = None) -> Input:
+def _jsonl_input(name: str, data: bytes | None, path: Path | None, opener: Callable | None = None,
+                 bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
     """JSON lines: an explain stream, export frames or response envelopes (judged as a stream, trace by
     trace as each completes), or a dump of triples (query output, a core's records: judged as a set,
     since their order is the store's, not the emitter's). Read lazily."""
@@ -198,7 +206,7 @@ def _jsonl_input(name: str, data: bytes | None, path: Path | None, opener: Calla
 
     def events() -> Iterator[tuple[int, list[ox.Quad]]]:
         read = 0
-        for number, batch in jsonl_events(name, read_lines()):
+        for number, batch in jsonl_events(name, read_lines(), bounds.depth):
             read += len(batch)
             yield number, batch
         if not read:
@@ -249,8 +257,10 @@ def _one_json_value(line: bytes) -> bool:
     return True
 
 
-def jsonl_events(name: str, lines: Iterable[bytes]) -> Iterator[tuple[int, list[ox.Quad]]]:
-    """(line, quads) of each line that carries triples, of any kind (numbered from 1)."""
+def jsonl_events(name: str, lines: Iterable[bytes], nesting: int = DEFAULT_BOUNDS.depth
+                 ) -> Iterator[tuple[int, list[ox.Quad]]]:
+    """(line, quads) of each line that carries triples, of any kind (numbered from 1); a triple
+    term nested deeper than ``nesting`` is refused."""
     for number, raw in enumerate(lines, start=1):
         if number == 1:
             raw = raw.removeprefix(BOM)
@@ -258,7 +268,7 @@ def jsonl_events(name: str, lines: Iterable[bytes]) -> Iterator[tuple[int, list[
             continue
         message = _parse_json(name, raw, number)
         try:
-            batch = line_quads(message)
+            batch = line_quads(message, nesting)
         except WireError as exc:
             raise InputError(name, number, exc.problem) from None
         if batch is not None:
@@ -275,12 +285,15 @@ def _opened_lines(opener: Callable) -> Iterator[bytes]:
         yield from handle
 
 
-def _rdf_input(name: str, fmt: str, data: bytes | None, path: Path | None, opener: Callable | None = None) -> Input:
+def _rdf_input(name: str, fmt: str, data: bytes | None, path: Path | None, opener: Callable | None = None,
+               bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
+    """An RDF input; from ``opener`` (a decompressed line format) it is measured as the parser
+    reads it, else it is measured by the caller before this."""
     rdf_format = RDF_FORMATS[fmt]
 
     def parse(lenient: bool = False) -> Iterator[ox.Quad]:
         if opener is not None:
-            return _parse_opened(opener, rdf_format, item.progress)
+            return _parse_opened(name, opener, rdf_format, item.progress, bounds.depth)
         if path is not None and data is None:
             if item.progress is not None:
                 return _parse_counting(path, rdf_format, item.progress, lenient)
@@ -296,10 +309,10 @@ def _rdf_input(name: str, fmt: str, data: bytes | None, path: Path | None, opene
     return item
 
 
-def _parse_opened(opener: Callable, rdf_format: ox.RdfFormat,
-                  progress: Callable[[int], None] | None) -> Iterator[ox.Quad]:
+def _parse_opened(name: str, opener: Callable, rdf_format: ox.RdfFormat,
+                  progress: Callable[[int], None] | None, nesting: int) -> Iterator[ox.Quad]:
     with opener(progress) as handle:
-        yield from ox.parse(handle, format=rdf_format)
+        yield from ox.parse(depth.Screened(name, handle, nesting), format=rdf_format)  # type: ignore[arg-type]  # reads as a file does
 
 
 class _CountingReader:
@@ -330,7 +343,7 @@ STDIN_TIMEOUT = 120.0
 
 
 def from_bytes(name: str, data: bytes, input_format: str | None = None, path: Path | None = None,
-               limit: int | None = None) -> Input:
+               limit: int | None = None, bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
     """An input held in memory; compressed bytes are decompressed whole, to at most ``limit`` bytes
     (standard input's bound)."""
     data = data.removeprefix(BOM)  # a UTF-8 byte order mark some editors write
@@ -338,32 +351,48 @@ def from_bytes(name: str, data: bytes, input_format: str | None = None, path: Pa
         raise InputError(name, None, "is empty: holds no triples")
     kind = compression_of(data[:8]) if input_format != "tgx" else None
     if kind is not None:
-        return _compressed_input(name, kind, data=data, input_format=input_format, limit=limit)
-    return _from_text(name, data, input_format or _sniff(name, data), path)
+        return _compressed_input(name, kind, data=data, input_format=input_format, limit=limit, bounds=bounds)
+    return _from_text(name, data, input_format or _sniff(name, data), path, bounds)
 
 
-def _from_text(name: str, data: bytes, fmt: str, path: Path | None = None) -> Input:
+def _from_text(name: str, data: bytes, fmt: str, path: Path | None = None,
+               bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
     """An input held in memory, its format known; content that is not text is refused by name."""
-    if fmt not in ("kgcore", "tgx") and (what := binary_kind(data[:_HEAD])):
+    if fmt not in ("kgcore", "tgx") and (what := binary_kind(_text_head(data))):
         raise not_a_trace(name, what)
     if fmt in ("json", "wire"):
-        return _json_input(name, data, path, "wire" if fmt == "wire" else None)
+        return _json_input(name, data, path, "wire" if fmt == "wire" else None, bounds)
     if fmt == "jsonl":
-        return _jsonl_input(name, data, path)
+        return _jsonl_input(name, data, path, bounds=bounds)
     if fmt == "kgcore":
-        return msgpack_input(name, path if path is not None and data is None else None, data)
+        return msgpack_input(name, path if path is not None and data is None else None, data, nesting=bounds.depth)
     if fmt == "tgx":
-        return tgx_input(name, None, data)
+        return tgx_input(name, None, data, bounds=bounds)
     if fmt not in RDF_FORMATS:
         raise InputError(name, None, f"unknown input format {fmt!r} (choose from {', '.join(INPUT_FORMATS)})")
     if fmt == "rdfxml":
         _refuse_dtd(name, data)
-    if fmt == "nquads" and is_exported_nquads(data[:1 << 16]):
-        return exported_nquads_input(name, None, data)
-    return _rdf_input(name, fmt, data, path)
+    if fmt == "nquads" and is_exported_nquads(_text_head(data, 1 << 16)):
+        return exported_nquads_input(name, None, data, nesting=bounds.depth)
+    depth.check(name, fmt, data, bounds.depth)
+    return _rdf_input(name, fmt, data, path, bounds=bounds)
 
 
-def from_path(path: Path, input_format: str | None = None) -> Input:
+_BLANK = re.compile(rb"\s*")
+
+
+def _text_head(data: bytes, size: int = 0) -> bytes:
+    """The first bytes of text past its leading blank space (a capture may start with blank lines),
+    found without copying the text."""
+    size = size or _HEAD
+    head = data[:size]
+    if head.isspace():
+        start = _BLANK.match(data).end()  # type: ignore[union-attr]  # \s* always matches
+        head = data[start:start + size]
+    return head
+
+
+def from_path(path: Path, input_format: str | None = None, bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
     name = str(path)
     try:
         _regular_file(path)
@@ -372,7 +401,7 @@ def from_path(path: Path, input_format: str | None = None) -> Input:
             head = _read_head(path, _HEAD)
             kind = compression_of(head)
             if kind is not None:
-                return _compressed_input(name, kind, path=path, input_format=input_format)
+                return _compressed_input(name, kind, path=path, input_format=input_format, bounds=bounds)
             if declared != "kgcore" and not (not declared and is_msgpack_core(head)) and (what := binary_kind(head)):
                 raise not_a_trace(name, what)
         if declared == "rdfxml":
@@ -380,24 +409,25 @@ def from_path(path: Path, input_format: str | None = None) -> Input:
         if declared in RDF_FORMATS and _starts_with_bom(path):
             declared = ""  # read whole, so that the mark can be dropped
         if declared == "nquads" and is_exported_nquads(_read_head(path, 1 << 16)):
-            return exported_nquads_input(name, path)
+            return exported_nquads_input(name, path, nesting=bounds.depth)
         if declared in RDF_FORMATS:
-            # Large RDF files are streamed by pyoxigraph straight from disk.
-            return _rdf_input(name, declared, None, path)
+            # Large RDF files are streamed by pyoxigraph straight from disk, once measured.
+            depth.check(name, declared, path, bounds.depth)
+            return _rdf_input(name, declared, None, path, bounds=bounds)
         if declared == "jsonl":
             path.stat()  # an unreadable file fails here, with its name
-            return _jsonl_input(name, None, path)
+            return _jsonl_input(name, None, path, bounds=bounds)
         if not declared:
             head = _read_head(path, 8)
             declared = "kgcore" if is_msgpack_core(head) else ""
         if declared == "kgcore":
-            return msgpack_input(name, path)
+            return msgpack_input(name, path, nesting=bounds.depth)
         if declared == "tgx":
-            return tgx_input(name, path)
+            return tgx_input(name, path, bounds=bounds)
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(name, None, exc.strerror or str(exc)) from None
-    return from_bytes(name, data, input_format, path)
+    return from_bytes(name, data, input_format, path, bounds=bounds)
 
 
 # Bytes read to tell text from binary content, and compressed content's format.
@@ -406,24 +436,25 @@ _SNIFF = 1 << 20
 
 
 def _compressed_input(name: str, kind: str, path: Path | None = None, data: bytes | None = None,
-                      input_format: str | None = None, limit: int | None = None) -> Input:
+                      input_format: str | None = None, limit: int | None = None,
+                      bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
     """A gzip, bzip2 or xz file (or bytes): line formats and explain streams read through the
-    decompressor as a stream, with the lines of the decompressed text; a gzipped tar is a
-    workspace bundle; other formats are decompressed whole."""
+    decompressor as a stream, with the lines of the decompressed text (a line format measured as
+    the parser reads it); a gzipped tar is a workspace bundle; other formats are decompressed whole."""
     if kind == "zstd":
         raise refuse_zstd(name)
 
     def opener(progress: Callable[[int], None] | None = None) -> io.BufferedReader:
-        return open_expanded(name, kind, path, data, progress)
+        return open_expanded(name, kind, path, data, progress, bounds.expansion)
 
     with opener() as stream:
-        head = stream.read(_SNIFF)
+        head = _head_past_blanks(stream)
     marked, head = head.startswith(BOM), head.removeprefix(BOM)
     if not head or head.isspace():
         raise InputError(name, None, f"is {kind}-compressed and empty: holds no triples")
     if is_tar(head):
         if kind == "gzip" and input_format in (None, "tgx"):
-            return tgx_input(name, path, data)
+            return tgx_input(name, path, data, bounds=bounds)
         raise not_a_trace(name, "a tar archive (a workspace export is a gzipped tar, .tgx)", kind)
     inner = inner_name(name, kind)
     fmt = input_format or _EXTENSIONS.get(Path(inner).suffix.lower()) or _sniff(inner, head)
@@ -434,15 +465,29 @@ def _compressed_input(name: str, kind: str, path: Path | None = None, data: byte
             line = _dtd_line_in(stream)
         if line is not None:
             raise _dtd_error(name, line)
-    if fmt in ("nquads", "ntriples") and is_exported_nquads(head[:1 << 16]):
-        return exported_nquads_input(name, opener=opener)
-    if fmt in RDF_FORMATS and not marked:  # with a byte order mark, read whole so that it is dropped
-        return _rdf_input(name, fmt, None, path, opener)
+    if fmt in LINE_FORMATS and is_exported_nquads(head[:1 << 16]):
+        return exported_nquads_input(name, opener=opener, nesting=bounds.depth)
+    if fmt in LINE_FORMATS and not marked:  # with a byte order mark, read whole so that it is dropped
+        return _rdf_input(name, fmt, None, path, opener, bounds)
     if fmt == "jsonl":
-        return _jsonl_input(name, None, path, opener)
+        return _jsonl_input(name, None, path, opener, bounds)
+    # Any other syntax is measured (depth.py) and parsed from the text held whole.
     hint = "; raise --max-stdin-size" if limit is not None else ""
-    expanded = expanded_bytes(name, kind, data, limit, hint) if data is not None else _read_expanded(opener)
-    return _from_text(name, expanded.removeprefix(BOM), fmt)
+    expanded = (expanded_bytes(name, kind, data, limit, hint, bounds.expansion) if data is not None
+                else _read_expanded(opener))
+    return _from_text(name, expanded.removeprefix(BOM), fmt, bounds=bounds)
+
+
+def _head_past_blanks(stream: IO[bytes]) -> bytes:
+    """The first bytes of a decompressed stream that tell what it holds: _SNIFF of them, from the
+    first that is not blank space (a capture may start with blank lines; reading past them costs
+    no memory, and the budget bounds how far)."""
+    head = stream.read(_SNIFF)
+    while head and head.isspace():
+        head = stream.read(_SNIFF)
+    if head and head[:1].isspace():
+        head = head.lstrip() + stream.read(_SNIFF - len(head.lstrip()))
+    return head
 
 
 def _read_expanded(opener: Callable) -> bytes:
@@ -562,20 +607,22 @@ def expand_paths(arguments: Iterable[str]) -> list[str]:
 
 
 def load(source: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
-         stdin_timeout: float = STDIN_TIMEOUT) -> list[Input]:
+         stdin_timeout: float = STDIN_TIMEOUT, bounds: InputBounds = DEFAULT_BOUNDS) -> list[Input]:
     """Every Input a source holds: a path, '-', a file object, a graph, a list of triples, or an
-    Input made already (``quads_input``)."""
+    Input made already (``quads_input``); each read within ``bounds`` (how deep it may nest, how
+    far a compressed one may expand)."""
     if isinstance(source, Input):
         return [source]
     if isinstance(source, (str, os.PathLike)):
         if str(source) == "-":
-            return [from_bytes("<stdin>", read_stdin(stdin_limit, stdin_timeout), input_format, limit=stdin_limit)]
-        return [from_path(Path(p), input_format) for p in expand_paths([str(source)])]
+            return [from_bytes("<stdin>", read_stdin(stdin_limit, stdin_timeout), input_format, limit=stdin_limit,
+                               bounds=bounds)]
+        return [from_path(Path(p), input_format, bounds) for p in expand_paths([str(source)])]
     if isinstance(source, (io.IOBase,)) or hasattr(source, "read"):
         data = source.read()
         if isinstance(data, str):
             data = data.encode("utf-8")
         name = getattr(source, "name", None)
         name = name if isinstance(name, str) else "<stream>"
-        return [from_bytes(name, data, input_format)]
-    return [from_object(source)]
+        return [from_bytes(name, data, input_format, bounds=bounds)]
+    return [from_object(source, bounds.depth)]

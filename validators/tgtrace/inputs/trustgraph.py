@@ -29,13 +29,15 @@ from typing import IO, Any
 import msgpack  # the reference implementation of msgpack, with limits on every length it reads
 import pyoxigraph as ox
 
+from ..ground.limits import DEFAULT_BOUNDS, MAX_DEPTH, MAX_EXPANSION, InputBounds
 from ..ground.locations import Locator, syntax_message
 from ..ground.namespaces import RDF_TYPE
 from ..tracemodel.traces import RETRIEVAL_CLASSES, SOURCE_CLASSES
 from ..tracemodel.traces import RETRIEVAL_GRAPH as RETRIEVAL
 from ..tracemodel.traces import SOURCE_GRAPH as SOURCE
 from .base import Input, InputError, _locate_line_based
-from .compressed import MAX_EXPANSION, budget_of
+from .compressed import budget_of
+from .depth import check_lines
 from .losses import loss_of
 from .wire import WIRE_KEYS, WireError, events_to_quads, triple_to_quads, triples_to_quads
 
@@ -54,31 +56,31 @@ def is_response_envelope(message: Any) -> bool:
     return isinstance(message, dict) and "id" in message and bool({"response", "error", "complete"} & message.keys())
 
 
-def frame_quads(frame: dict) -> list[ox.Quad]:
+def frame_quads(frame: dict, depth: int = MAX_DEPTH) -> list[ox.Quad]:
     """The quads of an export frame; WireError for a frame without a list of triples."""
     triples = frame.get("triples")
     if not isinstance(triples, list):
         problem = "has no 'triples'" if "triples" not in frame else f"has 'triples' of type {type(triples).__name__}"
         raise WireError(None, f"an export frame {problem}, not a list of triples")
-    return triples_to_quads(triples)
+    return triples_to_quads(triples, None, depth)
 
 
-def envelope_quads(envelope: dict) -> list[ox.Quad] | None:
+def envelope_quads(envelope: dict, depth: int = MAX_DEPTH) -> list[ox.Quad] | None:
     """The quads of a response envelope's explain message (or a ``triples`` batch); None for answer
     chunks, thoughts, errors and every other message, which carry no trace."""
     if "response" not in envelope:
         return None  # an error, or a bare completion
     response = envelope["response"]
     if isinstance(response, list):  # the triples service streams batches of wire triples
-        return triples_to_quads(response)
+        return triples_to_quads(response, None, depth)
     if not isinstance(response, dict):
         raise WireError(None, f"an envelope's 'response' must be an object, not {type(response).__name__}")
     if "explain_triples" in response:
-        return events_to_quads([response])
+        return events_to_quads([response], depth)
     return None
 
 
-def record_quads(record: Any) -> list[ox.Quad] | None:
+def record_quads(record: Any, depth: int = MAX_DEPTH) -> list[ox.Quad] | None:
     """The quads of a knowledge-core record ``["t", {"m", "t"}]``; None for other record types."""
     if not isinstance(record, (list, tuple)) or len(record) != 2 or not isinstance(record[0], str):
         raise WireError(None, "a knowledge core record must be a pair [type, body]")
@@ -87,7 +89,7 @@ def record_quads(record: Any) -> list[ox.Quad] | None:
         return None  # graph embeddings ("ge"), library metadata ("lm") and blobs ("lb")
     if not isinstance(body, dict) or not isinstance(body.get("t"), list):
         raise WireError(None, "a triples record ('t') needs a body with a list 't' of triples")
-    return triples_to_quads(body["t"])
+    return triples_to_quads(body["t"], None, depth)
 
 
 # What tg-get-kg-core writes: triples, graph embeddings, library metadata and library blobs.
@@ -111,19 +113,20 @@ def line_kind(message: Any) -> str | None:
     return None
 
 
-def line_quads(message: Any) -> list[ox.Quad] | None:
-    """The quads of one JSON line of any kind; None for a line that carries no triples."""
+def line_quads(message: Any, depth: int = MAX_DEPTH) -> list[ox.Quad] | None:
+    """The quads of one JSON line of any kind; None for a line that carries no triples. Triple
+    terms may nest ``depth`` deep."""
     kind = line_kind(message)
     if kind == "events":
-        return events_to_quads([message]) if "explain_triples" in message else None
+        return events_to_quads([message], depth) if "explain_triples" in message else None
     if kind == "frames":
-        return frame_quads(message)
+        return frame_quads(message, depth)
     if kind == "envelopes":
-        return envelope_quads(message)
+        return envelope_quads(message, depth)
     if kind == "triples":
-        return triple_to_quads(message)
+        return triple_to_quads(message, None, depth)
     if kind == "dump":
-        return record_quads(message)
+        return record_quads(message, depth)
     if isinstance(message, dict):
         return None  # other messages on the same socket (auth, acknowledgements) carry no triples
     raise WireError(None, "expected one JSON object (or a knowledge core record [type, body]) per line")
@@ -154,7 +157,8 @@ def _msgpack_problem(exc: Exception) -> str:
     return str(exc).splitlines()[0][:80] if str(exc) else type(exc).__name__
 
 
-def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None) -> Input:
+def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None,
+                  nesting: int = MAX_DEPTH) -> Input:
     """A knowledge core, streamed record by record; a finding's line is its record's number."""
 
     def quads() -> Iterator[ox.Quad]:
@@ -178,7 +182,7 @@ def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None
                 number += 1
                 end = unpacker.tell()
                 try:
-                    batch = record_quads(record)
+                    batch = record_quads(record, nesting)
                 except WireError as exc:
                     raise InputError(name, number, f"record {number}: {exc.problem}") from None
                 for quad in batch or ():
@@ -204,9 +208,8 @@ def msgpack_input(name: str, path: Path | None = None, data: bytes | None = None
 # ---------------------------------------------------------------------------
 
 TGX_SUFFIXES = (".tgx",)
-# Bomb defences, as for every compressed input: a gzip stream expands about 1000 times at most; N-Quads
-# compress about 10-30 times.
-MAX_TGX_RATIO = MAX_EXPANSION
+# Bomb defences, as for every compressed input (the reading's expansion, limits.MAX_EXPANSION): a gzip
+# stream expands about 1000 times at most; N-Quads compress about 10-30 times.
 MAX_TGX_MEMBERS = 100_000
 # A PAX or GNU extended header (a long name, a few attributes) is far smaller; tarfile reads one
 # whole into memory before the member it describes, so its size is checked before it is read.
@@ -239,14 +242,15 @@ class _Budget:
     counted before a byte of it is decompressed (members skipped included, which the stream still
     inflates), so a bomb is refused before it costs time."""
 
-    def __init__(self, name: str, compressed: int) -> None:
-        self.name, self.left = name, budget_of(compressed)
+    def __init__(self, name: str, compressed: int, expansion: int = MAX_EXPANSION) -> None:
+        self.name, self.expansion, self.left = name, expansion, budget_of(compressed, expansion)
 
     def spend(self, member: tarfile.TarInfo) -> None:
         self.left -= member.size
         if self.left < 0:
-            raise InputError(self.name, None, f"expands more than {MAX_TGX_RATIO} times its size (member "
-                                              f"{member.name!r}): a decompression bomb, refused")
+            raise InputError(self.name, None, f"expands more than {self.expansion} times its size (member "
+                                              f"{member.name!r}): a decompression bomb, refused; raise "
+                                              "--max-expansion if it is genuine")
 
 
 def _lines(name: str, handle: IO[bytes]) -> Iterator[bytes]:
@@ -296,9 +300,10 @@ _EXTENDED_HEADERS = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, 
                      tarfile.GNUTYPE_LONGLINK)
 
 
-def _members(name: str, source: IO[bytes], compressed: int) -> Iterator[tuple[str, Iterator[bytes]]]:
+def _members(name: str, source: IO[bytes], compressed: int,
+             expansion: int = MAX_EXPANSION) -> Iterator[tuple[str, Iterator[bytes]]]:
     """(member name, its lines) of each knowledge member, read in one pass over the archive."""
-    budget = _Budget(name, compressed)
+    budget = _Budget(name, compressed, expansion)
     try:
         with tarfile.open(fileobj=source, mode="r|gz", tarinfo=_guarded_headers(name, budget)) as archive:
             for count, member in enumerate(archive, start=1):
@@ -354,7 +359,8 @@ class _MemberLocator(Locator):
         return {k: line for k, (_, line) in self.places(wanted, runs, statements, self.name).items()}
 
 
-def tgx_input(name: str, path: Path | None = None, data: bytes | None = None) -> Input:
+def tgx_input(name: str, path: Path | None = None, data: bytes | None = None,
+              bounds: InputBounds = DEFAULT_BOUNDS) -> Input:
     """A workspace bundle: the N-Quads of each collection, read from the archive (never extracted),
     each trace entity put back in the named graph its class says; the loss is the table's."""
     def opener() -> IO[bytes]:
@@ -365,9 +371,9 @@ def tgx_input(name: str, path: Path | None = None, data: bytes | None = None) ->
 
     def quads() -> Iterator[ox.Quad]:
         with opener() as source:
-            for member, lines in _members(name, source, compressed):
+            for member, lines in _members(name, source, compressed, bounds.expansion):
                 members.append(member)
-                yield from _restored(_parse_member(f"{name}:{member}", lines))
+                yield from _restored(_parse_member(f"{name}:{member}", lines, bounds.depth))
         if not members:
             raise InputError(name, None, "holds no knowledge (no knowledge/<collection>/triples.nq member; "
                                          "exported with --config-only?)")
@@ -390,16 +396,16 @@ def is_exported_nquads(head: bytes) -> bool:
 
 
 def exported_nquads_input(name: str, path: Path | None = None, data: bytes | None = None,
-                          opener: Callable[[], IO[bytes]] | None = None) -> Input:
+                          opener: Callable[[], IO[bytes]] | None = None, nesting: int = MAX_DEPTH) -> Input:
     """A bundle's triples.nq read alone (or through ``opener``, its text decompressed): judged as the
     bundle is, with the same loss and restoration."""
     def quads() -> Iterator[ox.Quad]:
         if data is not None:
             lines: Iterator[bytes] = iter(data.splitlines(keepends=True))
-            read = _parse_member(name, lines)
+            read = _parse_member(name, lines, nesting)
         else:
             with opener() if opener is not None else open(path, "rb") as handle:  # type: ignore[arg-type]  # path is given when data is not
-                read = _parse_member(name, iter(handle))
+                read = _parse_member(name, iter(handle), nesting)
         yield from _restored(read)
 
     size = len(data) if data is not None else path.stat().st_size if path is not None else 0
@@ -410,24 +416,27 @@ def exported_nquads_input(name: str, path: Path | None = None, data: bytes | Non
 _BATCH_LINES = 10_000
 
 
-def _parse_member(where: str, lines: Iterator[bytes]) -> list[ox.Quad]:
-    """A member's quads, parsed a batch of lines at a time (one parser call per line costs 10 times more)."""
+def _parse_member(where: str, lines: Iterator[bytes], nesting: int = MAX_DEPTH) -> list[ox.Quad]:
+    """A member's quads, parsed a batch of lines at a time (one parser call per line costs 10 times
+    more), each batch measured (depth.py) before it is parsed."""
     read: list[ox.Quad] = []
     batch: list[bytes] = []
     first = 1
     for number, raw in enumerate(lines, start=1):
         batch.append(raw if raw.endswith(b"\n") else raw + b"\n")
         if len(batch) == _BATCH_LINES:
-            read.extend(_parse_batch(where, batch, first))
+            read.extend(_parse_batch(where, batch, first, nesting))
             batch, first = [], number + 1
     if batch:
-        read.extend(_parse_batch(where, batch, first))
+        read.extend(_parse_batch(where, batch, first, nesting))
     return read
 
 
-def _parse_batch(where: str, batch: list[bytes], first: int) -> list[ox.Quad]:
+def _parse_batch(where: str, batch: list[bytes], first: int, nesting: int) -> list[ox.Quad]:
+    text = b"".join(batch)
+    check_lines(where, text, nesting, first)
     try:
-        return list(ox.parse(b"".join(batch), format=ox.RdfFormat.N_QUADS))
+        return list(ox.parse(text, format=ox.RdfFormat.N_QUADS))
     except SyntaxError as exc:
         line = first + exc.lineno - 1 if exc.lineno else None
         raise InputError(where, line, syntax_message(exc)) from None

@@ -10,6 +10,7 @@ from urllib.parse import quote
 import pyoxigraph as ox
 
 from ..ground.errors import TgTraceError
+from ..ground.limits import MAX_DEPTH
 from ..ground.namespaces import TGL
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
@@ -53,9 +54,11 @@ def _placeholder(text: str) -> ox.NamedNode:
     return ox.NamedNode(PLACEHOLDER + quote(text, safe=""))
 
 
-def term(data: Any, invalid: list[str] | None = None) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
+def term(data: Any, invalid: list[str] | None = None, depth: int = MAX_DEPTH,
+         level: int = 1) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple:
     """The term of a wire term object. A term RDF cannot hold is replaced by a placeholder and
-    described in ``invalid``; without that list it is an error."""
+    described in ``invalid``; without that list it is an error. Triple terms may nest ``depth``
+    deep (the reading's bound; ``level``: how deep this term is)."""
     if not isinstance(data, dict):
         raise WireError(None, f"a term must be an object, not {type(data).__name__}")
     kind = data.get("t")
@@ -86,10 +89,13 @@ def term(data: Any, invalid: list[str] | None = None) -> ox.NamedNode | ox.Blank
         if kind == "b":
             return ox.BlankNode(_str(data, "d") or None)
         if kind == "t":
+            if level > depth:
+                raise WireError(None, f"nests more than {depth} deep (triple terms within triple terms): "
+                                      "refused; raise --max-depth if it is genuine")
             inner = data.get("tr")
             if not isinstance(inner, dict):
                 raise WireError(None, "a triple term ('t': 't') needs a 'tr' object")
-            return ox.Triple(*_spo(inner, invalid))
+            return ox.Triple(*_spo(inner, invalid, depth, level + 1))
     except ValueError as exc:
         raise WireError(None, f"bad term {json.dumps(data)[:80]}: {exc}") from None
     raise WireError(None, f"unknown term type {kind!r} (expected i, l, b or t)")
@@ -105,11 +111,11 @@ def _str(data: dict, key: str) -> str:
     return value
 
 
-def _spo(data: dict, invalid: list[str] | None = None) -> tuple:
+def _spo(data: dict, invalid: list[str] | None = None, depth: int = MAX_DEPTH, level: int = 1) -> tuple:
     missing = [k for k in ("s", "p", "o") if k not in data]
     if missing:
         raise WireError(None, f"triple is missing {', '.join(missing)}")
-    s, p, o = term(data["s"], invalid), term(data["p"], invalid), term(data["o"], invalid)
+    s, p, o = (term(data[k], invalid, depth, level) for k in ("s", "p", "o"))
     if not isinstance(p, ox.NamedNode):
         raise WireError(None, "a predicate must be an IRI term")
     if isinstance(s, (ox.Literal, ox.Triple)):
@@ -132,22 +138,23 @@ def _graph(name: Any) -> ox.DefaultGraph | ox.NamedNode:
         raise WireError(None, f"bad graph name {name!r}: {exc}") from None
 
 
-def triple_to_quads(data: Any, graph: str | None = None) -> list[ox.Quad]:
-    """The quad of a wire triple, and the annotations of any term in it RDF cannot hold."""
+def triple_to_quads(data: Any, graph: str | None = None, depth: int = MAX_DEPTH) -> list[ox.Quad]:
+    """The quad of a wire triple, and the annotations of any term in it RDF cannot hold; its
+    triple terms may nest ``depth`` deep."""
     if not isinstance(data, dict):
         raise WireError(None, "a triple must be a JSON object with s, p and o")
     invalid: list[str] = []
-    s, p, o = _spo(data, invalid)
+    s, p, o = _spo(data, invalid, depth)
     graph_name = _graph(data.get("g") or graph)
     return [ox.Quad(s, p, o, graph_name)] + [ox.Quad(s, INVALID_TERM, ox.Literal(text), graph_name)
                                              for text in invalid]
 
 
-def triples_to_quads(items: list, graph: str | None = None) -> list[ox.Quad]:
-    return [quad for item in items for quad in triple_to_quads(item, graph)]
+def triples_to_quads(items: list, graph: str | None = None, depth: int = MAX_DEPTH) -> list[ox.Quad]:
+    return [quad for item in items for quad in triple_to_quads(item, graph, depth)]
 
 
-def events_to_quads(events: list) -> list[ox.Quad]:
+def events_to_quads(events: list, depth: int = MAX_DEPTH) -> list[ox.Quad]:
     quads = []
     for event in events:
         if not isinstance(event, dict):
@@ -155,11 +162,12 @@ def events_to_quads(events: list) -> list[ox.Quad]:
         triples = event.get("explain_triples") or []
         if not isinstance(triples, list):
             raise WireError(None, "'explain_triples' must be a list")
-        quads.extend(triples_to_quads(triples, event.get("explain_graph")))
+        quads.extend(triples_to_quads(triples, event.get("explain_graph"), depth))
     return quads
 
 
-def wire_lines(name: str, data: bytes, document: Any) -> tuple[list[ox.Quad], dict[tuple, int | None]]:
+def wire_lines(name: str, data: bytes, document: Any,
+               depth: int = MAX_DEPTH) -> tuple[list[ox.Quad], dict[tuple, int | None]]:
     """Quads of a wire document, with the line each triple starts on."""
     text = data.decode("utf-8")
     items = document if isinstance(document, list) else [document]
@@ -170,9 +178,9 @@ def wire_lines(name: str, data: bytes, document: Any) -> tuple[list[ox.Quad], di
         line = starts[index] if index < len(starts) else None
         try:
             if isinstance(item, dict) and "explain_triples" in item:
-                new = events_to_quads([item])
+                new = events_to_quads([item], depth)
             else:
-                new = triple_to_quads(item)
+                new = triple_to_quads(item, None, depth)
         except WireError as exc:
             raise WireError(line, f"item {index + 1}: {exc.problem}") from None
         for quad in new:

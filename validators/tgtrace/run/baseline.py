@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..ground.errors import TgTraceError
 from ..ground.escaping import json_text
-from ..ground.guarded import BASELINE_LIMIT, GuardedReadError, read_guarded
+from ..ground.guarded import BASELINE_LIMIT, GuardedReadError, nested_line, read_guarded
+from ..ground.limits import MAX_DEPTH
 from ..ground.model import Finding, Report
 
 FORMAT_VERSION = 1
@@ -98,39 +100,91 @@ class Baseline:
         Path(path).write_text(self.to_json(), encoding="utf-8")
 
 
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
+# A count no run comes near, and what Python still converts (4,300 digits).
+MAX_COUNT = 1 << 62
+
+
 def load(path: str | Path) -> Baseline:
-    """Read a baseline file written by :meth:`Baseline.write`."""
+    """Read a baseline file written by :meth:`Baseline.write`; anything else it may hold is one
+    error naming the file (nested too deep, numbers too long, entries of the wrong shape, text
+    that is no Unicode)."""
     path = Path(path)
     try:
-        data = json.loads(read_guarded(path, BASELINE_LIMIT).decode("utf-8"))
+        raw = read_guarded(path, BASELINE_LIMIT)
     except GuardedReadError as err:
         raise BaselineError(f"{path}: baseline {err}") from None
-    except UnicodeDecodeError as err:
-        raise BaselineError(f"{path}: not a baseline file: not UTF-8 ({err.reason})") from None
     except FileNotFoundError:
         raise BaselineError(f"{path}: baseline file not found (create it with --write-baseline)") from None
-    except json.JSONDecodeError as err:
-        raise BaselineError(f"{path}:{err.lineno}: not a baseline file: {err.msg}") from None
     except OSError as err:
         raise BaselineError(f"{path}: cannot read baseline: {err.strerror}") from None
+    except ValueError as err:  # a NUL in the path
+        raise BaselineError(f"{path!s:.200}: cannot read baseline: {err}") from None
+    line = nested_line(raw, _JSON_STRING, b"[{", b"]}", MAX_DEPTH)
+    if line is not None:
+        raise BaselineError(f"{path}:{line}: not a baseline file: nested more than {MAX_DEPTH} deep")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise BaselineError(f"{path}: not a baseline file: not UTF-8 ({err.reason})") from None
+    except json.JSONDecodeError as err:
+        raise BaselineError(f"{path}:{err.lineno}: not a baseline file: {err.msg}") from None
+    except ValueError as err:  # an integer longer than Python converts (4,300 digits)
+        raise BaselineError(f"{path}: not a baseline file: {str(err).split(';')[0]}") from None
+    except RecursionError:
+        raise BaselineError(f"{path}: not a baseline file: nested too deeply") from None
     if not isinstance(data, dict) or data.get("tool") != "tg-trace" or not isinstance(data.get("findings"), list):
         raise BaselineError(f"{path}: not a tg-trace baseline file")
-    if data.get("version") != FORMAT_VERSION:
-        raise BaselineError(f"{path}: baseline format version {data.get('version')!r} is not supported")
+    version = data.get("version")
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        shown = repr(version) if len(repr(version)) <= 40 else repr(version)[:37] + "..."
+        raise BaselineError(f"{path}: baseline format version {shown} is not supported")
     baseline = Baseline(path=str(path))
     for i, entry in enumerate(data["findings"]):
-        if not isinstance(entry, dict) or not {"rule", "focus"} <= entry.keys():
-            raise BaselineError(f"{path}: entry {i + 1} lacks 'rule' or 'focus'")
+        rule, focus, trace, message, count = _entry(path, i + 1, entry)
         # The fingerprint is recomputed rather than trusted, so a hand-edited
         # entry (say, a rule code fixed by hand) still matches.
-        key = _fingerprint(str(entry["rule"]), str(entry["focus"]), entry.get("trace"))
-        count = entry.get("count", 1)
-        if not isinstance(count, int) or count < 1:
-            raise BaselineError(f"{path}: entry {i + 1} has a bad count {count!r}")
+        key = _fingerprint(rule, focus, trace)
         baseline.counts[key] += count
-        baseline.entries.setdefault(
-            key,
-            {"rule": entry["rule"], "focus": entry["focus"], "trace": entry.get("trace"),
-             "message": entry.get("message", "")},
-        )
+        baseline.entries.setdefault(key, {"rule": rule, "focus": focus, "trace": trace, "message": message})
     return baseline
+
+
+def _entry(path: Path, number: int, entry: object) -> tuple[str, str, str | None, str, int]:
+    """(rule, focus, trace, message, count) of one recorded finding, each of the kind it must be."""
+    where = f"{path}: entry {number}"
+    if not isinstance(entry, dict):
+        raise BaselineError(f"{where} is a {_json_kind(entry)}, not an object with 'rule' and 'focus'")
+    if not {"rule", "focus"} <= entry.keys():
+        raise BaselineError(f"{where} lacks 'rule' or 'focus'")
+    texts = {"rule": entry["rule"], "focus": entry["focus"], "trace": entry.get("trace"),
+             "message": entry.get("message", "")}
+    for name, value in texts.items():
+        if value is None and name == "trace":
+            continue
+        if not isinstance(value, str):
+            raise BaselineError(f"{where} has a '{name}' that is not text ({type(value).__name__})")
+        if not _encodable(value):
+            raise BaselineError(f"{where} has a '{name}' holding a lone surrogate (\\u{_surrogate(value):04x}), "
+                                "which no text holds")
+    count = entry.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
+        shown = repr(count) if len(repr(count)) <= 40 else repr(count)[:37] + "..."
+        raise BaselineError(f"{where} has a bad count {shown}")
+    return texts["rule"], texts["focus"], texts["trace"], texts["message"], count
+
+
+def _json_kind(value: object) -> str:
+    return {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _surrogate(text: str) -> int:
+    return next(ord(c) for c in text if 0xD800 <= ord(c) <= 0xDFFF)

@@ -12,13 +12,15 @@ check off, so an unknown one is an error that names it.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..ground.files import git_root
-from ..ground.guarded import CONFIG_LIMIT, GuardedReadError, read_guarded
+from ..ground.guarded import CONFIG_LIMIT, GuardedReadError, nested_line, read_guarded
+from ..ground.limits import MAX_DEPTH
 from .options import KEYS, OPTIONS, SettingsError, unknown_key
 from .settings import Output, Settings
 
@@ -57,18 +59,34 @@ def parse(data: dict, source: str) -> Settings:
     return replace(settings, gate_off=settings.gate_off_notice())
 
 
+# What a TOML file holds that may hold a bracket without nesting: its strings and comments.
+_TOML_ASIDE = re.compile(rb'"""(?:[^"\\]|\\.|"(?!""))*+"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*+"|\'[^\'\n]*+\'|#[^\n]*+',
+                         re.S)
+
+
 def _read_toml(path: Path) -> dict:
     try:
-        return tomllib.loads(read_guarded(path, CONFIG_LIMIT).decode("utf-8"))
-    except UnicodeDecodeError as err:
-        raise SettingsError(f"{_shown(path)}: not UTF-8 ({err.reason})") from None
+        data = read_guarded(path, CONFIG_LIMIT)
     except GuardedReadError as err:
         raise SettingsError(f"{_shown(path)}: {err}") from None
+    except OSError as err:
+        raise SettingsError(f"{_shown(path)}: cannot read: {err.strerror}") from None
+    # tomllib recurses: arrays or inline tables thousands deep would exhaust Python's stack.
+    line = nested_line(data, _TOML_ASIDE, b"[{", b"]}", MAX_DEPTH)
+    if line is not None:
+        raise SettingsError(f"{_shown(path)}:{line}: invalid TOML: arrays or inline tables nest more than "
+                            f"{MAX_DEPTH} deep")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise SettingsError(f"{_shown(path)}: not UTF-8 ({err.reason})") from None
     except tomllib.TOMLDecodeError as err:
         # tomllib's message already ends with "(at line N, column M)".
         raise SettingsError(f"{_shown(path)}: invalid TOML: {err}") from None
-    except OSError as err:
-        raise SettingsError(f"{_shown(path)}: cannot read: {err.strerror}") from None
+    except ValueError as err:  # an integer longer than Python converts (4,300 digits), an embedded NUL
+        raise SettingsError(f"{_shown(path)}: invalid TOML: {str(err).split(';')[0]}") from None
+    except RecursionError:
+        raise SettingsError(f"{_shown(path)}: invalid TOML: nested too deeply") from None
 
 
 def load(path: str | Path) -> Settings:

@@ -550,7 +550,8 @@ def _order(finding: Finding) -> tuple[str, str, int, str, str]:
 def _lint_file(path: str, settings: Settings, visit: Visit | None = None,
                only: Callable[[str], bool] | None = None) -> list[InputResult]:
     """Lint one file in a worker process (``visit``, a module's function, travels by its name)."""
-    return [result for item in load(path, settings.input_format, settings.max_stdin, settings.stdin_timeout)
+    return [result for item in load(path, settings.input_format, settings.max_stdin, settings.stdin_timeout,
+                                    settings.bounds)
             for result in lint_input(item, settings, visit, only)]
 
 
@@ -565,7 +566,7 @@ def iter_results(*sources: object, settings: Settings = DEFAULTS,
     checked_engine(settings.engine, "engine")  # a Settings built by hand is checked before any input is read
     if settings.one_capture:
         items = [item for source in sources
-                 for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout)]
+                 for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout, settings.bounds)]
         if items:
             yield from lint_capture(items, settings, visit, only)
         return
@@ -582,7 +583,7 @@ def iter_results(*sources: object, settings: Settings = DEFAULTS,
                     progress(path, sizes[path], sizes[path])
         sources = tuple(others)
     for source in sources:
-        for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout):
+        for item in load(source, settings.input_format, settings.max_stdin, settings.stdin_timeout, settings.bounds):
             if progress is not None:
                 item.progress = lambda done, item=item: progress(item.name, done, item.size)
             yield from lint_input(item, settings, visit, only)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ground.errors import TgTraceError
-from ..ground.limits import STREAM_MEMORY
+from ..ground.limits import DEPTH_CEILING, MAX_DEPTH, MAX_EXPANSION, STREAM_MEMORY
 from ..ground.model import Finding, Severity
 from ..inputs.loaders import INPUT_FORMATS, MAX_STDIN_BYTES, STDIN_TIMEOUT
 from ..rules import all_rules, families
@@ -178,6 +178,8 @@ def _switch(value: Any, where: str) -> bool:
 def _file(value: Any, where: str) -> str:
     if not isinstance(value, (str, os.PathLike)) or not str(value):
         raise SettingsError(f"{where}: expected a file path, got {value!r}")
+    if "\x00" in str(value):  # no file system takes one: the open would fail with a ValueError
+        raise SettingsError(f"{where}: a file path cannot hold a NUL character, got {str(value)!r}")
     return str(value)
 
 
@@ -202,6 +204,12 @@ def _count(value: Any, where: str) -> int:
 def _whole(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise SettingsError(f"{where}: expected a whole number from 0, got {value!r}")
+    return value
+
+
+def _depth(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= DEPTH_CEILING:
+        raise SettingsError(f"{where}: expected a depth from 1 to {DEPTH_CEILING}, got {value!r}")
     return value
 
 
@@ -357,6 +365,15 @@ OPTIONS: tuple[Option, ...] = (
                 "oldest are forgotten first; 0: none).",
            commands=("lint", "watch"), key="stream-memory",
            key_help="triples of an explain stream's completed traces remembered (`--stream-memory`)"),
+    Option("max_depth", _depth, flag="--max-depth", kind="int", minimum=1, maximum=DEPTH_CEILING, metavar="LEVELS",
+           help=f"Refuse an input nested deeper than this: JSON-LD objects and arrays, RDF/XML elements, triple "
+                f"terms within triple terms, sub-traces within sub-traces (default: {MAX_DEPTH}, at most "
+                f"{DEPTH_CEILING}).",
+           commands=("lint", "list", "show", "graph", "convert", "diff")),
+    Option("max_expansion", _count, flag="--max-expansion", kind="int", minimum=1, metavar="RATIO",
+           help="Refuse a compressed input that has made more than this many times the bytes read of it, as "
+                f"a decompression bomb (default: {MAX_EXPANSION}).",
+           commands=("lint", "list", "show", "graph", "convert", "diff")),
     Option("jobs", _count, flag="--jobs", short="-j", kind="int", minimum=1, show_default="1",
            help="Lint this many files at once, in separate processes.", commands=("lint",)),
     Option("cluster", _text, flag="--cluster", metavar="ADDRESS",

@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..ground.limits import STREAM_MEMORY
+from ..ground.limits import MAX_DEPTH, MAX_EXPANSION, STREAM_MEMORY, InputBounds
 from ..ground.model import Finding, Severity
 from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT
 from ..rules import all_rules, families
@@ -130,12 +130,21 @@ class Settings:
     # Triples of the traces an explain stream's reader released that it remembers (a late or
     # repeated event is judged against its trace).
     stream_memory: int = STREAM_MEMORY
+    # How deep an input may nest (JSON-LD, RDF/XML, triple terms, sub-traces) and how many times
+    # what was read of it a compressed input may expand to (limits.py).
+    max_depth: int = MAX_DEPTH
+    max_expansion: int = MAX_EXPANSION
     output: Output = field(default_factory=Output)
     # Set when the configuration file turns the gate off (fail-on never, every rule ignored):
     # every report says so, since a repository's file can do it unseen. A flag is the user's word.
     gate_off: str | None = None
     # The configuration file these came from (None: none); its paths start from its folder.
     path: str | None = None
+
+    @property
+    def bounds(self) -> InputBounds:
+        """The bounds every input of the run is read within."""
+        return InputBounds(self.max_depth, self.max_expansion)
 
     @property
     def base(self) -> Path:

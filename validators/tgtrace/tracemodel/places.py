@@ -17,7 +17,8 @@ import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..ground.graph import DERIVED, GENERATED, RDF_TYPE, Node, TraceGraph
+from ..ground.graph import DERIVED, GENERATED, RDF_TYPE, Node, TraceGraph, name
+from ..ground.limits import MAX_DEPTH, TooDeep
 from ..ground.namespaces import TG
 from .naming import local_name
 from .traces import (
@@ -58,6 +59,23 @@ class Place:
 
     def __hash__(self) -> int:
         return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        # Level by level, not recursively: places nest as deep as a trace's entities refer to one
+        # another (hundreds of levels in a valid trace).
+        here: Place | None = self
+        there: object = other
+        while here is not None:
+            if here is there:
+                return True
+            if type(there) is not Place or here._hash != there._hash or here.name != there.name or \
+                    here.number != there.number:
+                return False
+            here, there = here.within, there.within
+        return there is None
+
+    def __repr__(self) -> str:
+        return f"Place({str(self)!r})"
 
     @property
     def shown_number(self) -> int | None:
@@ -125,9 +143,15 @@ def chain_order(graph: TraceGraph, nodes: Iterable) -> list:
     done: list = []
     placed: set = set()
     counter = len(steps)
+    # Where a cycle is entered: the earliest written step not placed yet, found by a cursor that
+    # only moves forward over the steps by position (a rescan per cycle was quadratic).
+    by_position = sorted(steps, key=lambda n: position.get(n, 0))
+    cursor = 0
     while len(done) < len(steps):
         if not ready:
-            rest = min((n for n in steps if n not in placed), key=lambda n: position.get(n, 0))
+            while by_position[cursor] in placed:
+                cursor += 1
+            rest = by_position[cursor]
             heapq.heappush(ready, (position.get(rest, 0), counter, rest))
             counter += 1
         _, _, node = heapq.heappop(ready)
@@ -143,10 +167,11 @@ def chain_order(graph: TraceGraph, nodes: Iterable) -> list:
     return done
 
 
-def trace_layouts(graph: TraceGraph) -> list[TraceLayout]:
+def trace_layouts(graph: TraceGraph, max_depth: int = MAX_DEPTH) -> list[TraceLayout]:
     """Every trace of the graph (:func:`~tgtrace.tracemodel.traces.trace_roots`) with its entities
-    by place, in the order the input writes the roots; computed once per graph."""
-    return graph.fact("trace layouts", lambda graph: _PlaceWalk(graph).layouts())
+    by place, in the order the input writes the roots; computed once per graph. Sub-traces nested
+    deeper than ``max_depth`` are refused (:class:`~tgtrace.ground.limits.TooDeep`)."""
+    return graph.fact(f"trace layouts {max_depth}", lambda graph: _PlaceWalk(graph, max_depth).layouts())
 
 
 @dataclass
@@ -165,13 +190,20 @@ class ChainWalk:
     the first trace that reaches it; the sub-entities a step owns are its details, never steps.
     The trace views and the places read traces with it."""
 
-    def __init__(self, graph: TraceGraph) -> None:
-        self.graph = graph
+    def __init__(self, graph: TraceGraph, max_depth: int = MAX_DEPTH) -> None:
+        self.graph, self.max_depth = graph, max_depth
         self.generated: dict = {}  # what a step generated (releases up to 2.2.12), in input order
         for node, props in graph.out.items():
             for source in props.get(GENERATED, ()):
                 self.generated.setdefault(source, []).append(node)
         self.assigned: set = set()
+
+    def nest(self, level: int, question: Node) -> int:
+        """``level``, the depth of a sub-trace about to be walked; past ``max_depth``, refused (the
+        walks and what shows them nest as deep as the sub-traces do)."""
+        if level > self.max_depth:
+            raise TooDeep(self.graph.name, self.max_depth, "sub-traces", name(question))
+        return level
 
     def owned(self, node: Node) -> list:
         """The sub-entities a node owns: values of an owning link that are entities and derive from
@@ -220,7 +252,7 @@ class _PlaceWalk(ChainWalk):
         graph = self.graph
         position = graph.first_statement
         roots = sorted(trace_roots(graph), key=lambda r: (position.get(r, 0), str(r)))
-        scopes = [self.collect(root, sub=False)[0] for root in roots if root not in self.assigned]
+        scopes = [self.collect(root, sub=False, level=0)[0] for root in roots if root not in self.assigned]
         claimed = set(self.assigned)
         found = []
         for scope in scopes:
@@ -231,8 +263,9 @@ class _PlaceWalk(ChainWalk):
             found.append(layout)
         return found
 
-    def collect(self, root: Node, sub: bool) -> tuple[_Scope, list]:
-        """The scope rooted at ``root`` and, for a sub-trace, what its caller's chain goes on from."""
+    def collect(self, root: Node, sub: bool, level: int) -> tuple[_Scope, list]:
+        """The scope rooted at ``root`` (``level`` sub-traces deep) and, for a sub-trace, what its
+        caller's chain goes on from."""
         scope = _Scope(root)
         nested: list = []
         exits: list = []
@@ -242,7 +275,7 @@ class _PlaceWalk(ChainWalk):
             if question in self.assigned:
                 continue
             caller = next((p for p in self.graph.values(question, DERIVED) if p in scope.steps), None)
-            subscope, more = self.collect(question, sub=True)
+            subscope, more = self.collect(question, True, self.nest(level + 1, question))
             scope.subs.append((caller, subscope))
             scope.steps.update(dict.fromkeys(self.reach(more, root, sub, nested, exits)))
         return scope, exits

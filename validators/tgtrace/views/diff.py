@@ -28,6 +28,7 @@ from urllib.parse import quote
 import pyoxigraph as ox
 
 from ..ground.graph import RDF_TYPE, Node, TraceGraph, collector_paused
+from ..ground.limits import DEFAULT_BOUNDS, InputBounds
 from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT, InputError, load
 from ..tracemodel.places import Place, trace_layouts
 from ..tracemodel.traces import CONTRACT_VALUES, MIXINS, QUERY
@@ -111,13 +112,14 @@ class TraceStructure:
 # Reading: an input's traces as structures.
 # ---------------------------------------------------------------------------
 
-def structures_of(graph: TraceGraph, source: str, shared: dict | None = None) -> list[TraceStructure]:
+def structures_of(graph: TraceGraph, source: str, shared: dict | None = None,
+                  max_depth: int = DEFAULT_BOUNDS.depth) -> list[TraceStructure]:
     """The traces of a graph as structures, with the named graphs of their statements (where the
     input said). ``shared`` holds what traces have alike (values, entities), one object each:
     a capture of many traces of one kind costs little more than one."""
     shared = {} if shared is None else shared
     found = []
-    for layout in trace_layouts(graph):
+    for layout in trace_layouts(graph, max_depth):
         places = layout.places
         merged: dict[Place, tuple[set, set, set, dict]] = {}
         for node, place in places.items():
@@ -183,7 +185,8 @@ def _term_kind(term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple) -> Va
 
 
 def read(source: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
-         stdin_timeout: float = STDIN_TIMEOUT, shared: dict | None = None) -> list[TraceStructure]:
+         stdin_timeout: float = STDIN_TIMEOUT, shared: dict | None = None,
+         bounds: InputBounds = DEFAULT_BOUNDS) -> list[TraceStructure]:
     """The traces of one input (a path, a directory, "-", a file object, triples: anything
     ``tg-trace lint`` reads), as structures. An input that holds no trace is an InputError.
     ``shared``: as for :func:`structures_of` (given the same for two inputs, what they have
@@ -191,12 +194,12 @@ def read(source: object, input_format: str | None = None, stdin_limit: int = MAX
     traces: list[TraceStructure] = []
     names = []
     shared = {} if shared is None else shared
-    for item in load(source, input_format, stdin_limit, stdin_timeout):
+    for item in load(source, input_format, stdin_limit, stdin_timeout, bounds):
         names.append(item.name)
         # Read as lint reads it: the graph keeps where each statement was written, where the input says.
         with collector_paused():
             graph = item.graph()
-        traces += structures_of(graph, item.name, shared)
+        traces += structures_of(graph, item.name, shared, bounds.depth)
     if not traces:
         raise InputError(", ".join(names) or str(source), None,
                          "holds no TrustGraph trace (no root Question, no extraction Document)")
@@ -292,13 +295,13 @@ def compare(old: list[TraceStructure], new: list[TraceStructure], old_name: str 
 
 
 def compare_inputs(old: object, new: object, input_format: str | None = None, stdin_limit: int = MAX_STDIN_BYTES,
-                   stdin_timeout: float = STDIN_TIMEOUT) -> StructureDiff:
+                   stdin_timeout: float = STDIN_TIMEOUT, bounds: InputBounds = DEFAULT_BOUNDS) -> StructureDiff:
     """Read two inputs (anything ``read`` takes) and compare their traces."""
     if str(old) == "-" and str(new) == "-":
         raise InputError("-", None, "standard input can be only one of the two inputs")
     shared: dict = {}
-    before = read(old, input_format, stdin_limit, stdin_timeout, shared)
-    after = read(new, input_format, stdin_limit, stdin_timeout, shared)
+    before = read(old, input_format, stdin_limit, stdin_timeout, shared, bounds)
+    after = read(new, input_format, stdin_limit, stdin_timeout, shared, bounds)
     return compare(before, after, _name(old), _name(new))
 
 

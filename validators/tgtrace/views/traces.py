@@ -19,9 +19,10 @@ from typing import Any
 
 from ..ground import graph as tg
 from ..ground.graph import DERIVED, Node, TraceGraph
+from ..ground.limits import MAX_DEPTH, TooDeep
 from ..ground.model import Finding
 from ..ground.namespaces import PROV, RDF_TYPE, RDFS, TG
-from ..run.lint import DEFAULTS, InputResult, Visit, iter_results
+from ..run.lint import DEFAULTS, InputResult, iter_results
 from ..run.settings import Settings
 from ..tracemodel.generations import infer
 from ..tracemodel.naming import local_name
@@ -255,14 +256,14 @@ def capture_order(row: TraceView | TraceRow) -> tuple:
 # ---------------------------------------------------------------------------
 
 class _Builder:
-    def __init__(self, graph: TraceGraph, findings: Iterable[Finding]) -> None:
+    def __init__(self, graph: TraceGraph, findings: Iterable[Finding], max_depth: int = MAX_DEPTH) -> None:
         self.graph = graph
         self.models = infer(graph)
         self.by_focus: dict[str, list[Finding]] = {}
         for finding in findings:
             self.by_focus.setdefault(finding.focus, []).append(finding)
         # The trace model's walk: which trace each step is claimed by, and what follows it.
-        self.chain = ChainWalk(graph)
+        self.chain = ChainWalk(graph, max_depth)
         self.assigned = self.chain.assigned
         # Each node placed in a view -> the root of that view (a sub-trace's Question for its
         # steps); each view's root -> (the view, its steps by node).
@@ -289,9 +290,9 @@ class _Builder:
         return self.chain.next_nodes(node)
 
     def trace(self, root: Node, file: str | None, model: str | None, parent_step: Node | None = None,
-              sub: bool = False) -> tuple[TraceView, list]:
-        """The view of the trace rooted at ``root`` and, for a sub-trace, the nodes its caller
-        continues from (what derives from its answer)."""
+              sub: bool = False, level: int = 0) -> tuple[TraceView, list]:
+        """The view of the trace rooted at ``root`` (``level`` sub-traces deep) and, for a
+        sub-trace, the nodes its caller continues from (what derives from its answer)."""
         graph = self.graph
         kinds = graph.types_of(root)
         pattern = next((RAG_PATTERNS[k] for k in kinds if k in RAG_PATTERNS), None)
@@ -309,7 +310,7 @@ class _Builder:
             if question in self.assigned:
                 continue
             caller = next((p for p in graph.values(question, DERIVED) if p in steps), None)
-            subview, more = self.trace(question, file, model, caller, sub=True)
+            subview, more = self.trace(question, file, model, caller, True, self.chain.nest(level + 1, question))
             (steps[caller] if caller is not None else steps[root]).subtraces.append(subview)
             # The caller's chain goes on from what derives from the sub-trace's answer.
             self.walk(more, root, sub, steps, nested, exits)
@@ -363,7 +364,8 @@ class _Builder:
                 if question in self.assigned:
                     continue
                 caller = next((p for p in graph.values(question, DERIVED) if p in steps), head)
-                subview, more = self.trace(question, view.file, view.trace_model, caller, sub=True)
+                subview, more = self.trace(question, view.file, view.trace_model, caller, True,
+                                           self.chain.nest(1, question))
                 steps[caller].subtraces.append(subview)
                 self.walk(more, home, False, steps, nested, exits)
             steps[head].orphan = True
@@ -499,13 +501,15 @@ def _linked(graph: TraceGraph) -> dict:
 
 
 def views_of(graph: TraceGraph, findings: Iterable[Finding], file: str | None = None,
-             only: Callable[[str], bool] | None = None, aside: set | frozenset = frozenset()) -> list[TraceView]:
+             only: Callable[[str], bool] | None = None, aside: set | frozenset = frozenset(),
+             max_depth: int = MAX_DEPTH) -> list[TraceView]:
     """One view per top-level trace of the graph (sub-traces nested), in order of start.
 
     ``only``: a predicate on the root's IRI; other traces are built (a step that two traces
     reach is the first one's, as when every trace is shown) but not returned. ``aside``: nodes
-    of traces shown elsewhere (a cluster's seams), never placed here as lost."""
-    builder = _Builder(graph, findings)
+    of traces shown elsewhere (a cluster's seams), never placed here as lost. Sub-traces nested
+    deeper than ``max_depth`` are refused (:class:`~tgtrace.ground.limits.TooDeep`)."""
+    builder = _Builder(graph, findings, max_depth)
     views = []
     for root in trace_roots(graph):
         inference = builder.models.get(root)
@@ -574,22 +578,28 @@ def build(*sources: object, settings: Settings = DEFAULTS,
     return explore(*sources, settings=settings, only=only).rows
 
 
-def attach_views(graph: TraceGraph, result: InputResult) -> None:
-    """What the run's visit builds of each graph it judges: the views of its traces, with the
-    result's findings (a capture's named by the part that holds each root)."""
-    if graph.locator.spans_parts:
-        result.views = capture_views(graph, result.findings)
-    else:
-        result.views = views_of(graph, result.findings, result.name)
+@dataclass(frozen=True)
+class ViewsVisit:
+    """What the run's visit builds of each graph it judges: the views of its traces (those ``only``
+    chooses), with the result's findings (a capture's named by the part that holds each root).
+    Sub-traces nested deeper than ``max_depth`` are refused (:class:`TooDeep`) or, when not
+    ``refuse``, leave the graph without views (a report still has its findings: linting walks no
+    sub-trace). A value, not a closure, so that it travels to a worker process."""
 
+    only: Callable[[str], bool] | None = None
+    max_depth: int = MAX_DEPTH
+    refuse: bool = True
 
-def _only_views(only: Callable[[str], bool]) -> Visit:
-    def visit(graph: TraceGraph, result: InputResult) -> None:
-        if graph.locator.spans_parts:
-            result.views = capture_views(graph, result.findings, only)
-        else:
-            result.views = views_of(graph, result.findings, result.name, only)
-    return visit
+    def __call__(self, graph: TraceGraph, result: InputResult) -> None:
+        try:
+            if graph.locator.spans_parts:
+                result.views = capture_views(graph, result.findings, self.only, max_depth=self.max_depth)
+            else:
+                result.views = views_of(graph, result.findings, result.name, self.only, max_depth=self.max_depth)
+        except TooDeep:
+            if self.refuse:
+                raise
+            result.views = []
 
 
 def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str], bool] | None = None) -> Listing:
@@ -598,7 +608,7 @@ def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str
     views: list[TraceView] = []
     files: dict[str, None] = {}
     outside: Counter = Counter()
-    visit = attach_views if only is None else _only_views(only)
+    visit = ViewsVisit(only, settings.max_depth)
     for result in iter_results(*sources, settings=settings, visit=visit, only=only):
         files.setdefault(result.name, None)
         shown = result.views or []
@@ -611,10 +621,10 @@ def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str
 
 
 def capture_views(graph: TraceGraph, findings: Iterable[Finding], only: Callable[[str], bool] | None = None,
-                  aside: set | frozenset = frozenset()) -> list[TraceView]:
+                  aside: set | frozenset = frozenset(), max_depth: int = MAX_DEPTH) -> list[TraceView]:
     """Views of a graph that holds parts of one capture, each named by the part that holds its
     root (as the lint report names a trace's file), in :func:`capture_order`."""
-    views = views_of(graph, findings, only=only, aside=aside)
+    views = views_of(graph, findings, only=only, aside=aside, max_depth=max_depth)
     roots = [tg.term(r) for r in trace_roots(graph)]
     where = graph.places((r, None, None) for r in roots)
     part = {tg.name(r): where.get((r, None, None), (graph.name,))[0] for r in roots}
