@@ -44,6 +44,7 @@ from ..tracemodel.vocabulary import declared_terms as _declared_terms
 from ..tracemodel.vocabulary import deprecated_terms as _deprecated_terms
 from ..tracemodel.vocabulary import execution_patterns, mixin_classes, permitted_reasons, termination_reasons
 from . import MESSAGE_VARIABLES, PLACEHOLDER, get_rule
+from .components import PACKAGED
 
 if TYPE_CHECKING:
     # What an ontology or shapes argument may be: a graph, a Turtle path or paths, or None (the packaged one).
@@ -550,7 +551,7 @@ def problems(ontology: Path | str | None = None, shapes: _GraphSource = None, pr
         # Shapes the engine cannot run (an unknown component, a misspelt parameter) raise
         # ShapesError here: one line, exit 2, before any other check.
         model = ShapesModel(shapes_rdf)
-        Engine(model)
+        Engine(model, components=PACKAGED)
         found.extend(rule_problems(model, _shapes_files(shapes)))
         for term, where in sorted(shape_terms(shapes_rdf).items()):
             if term not in declared:

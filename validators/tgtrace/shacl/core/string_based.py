@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pyoxigraph as ox
 
 from ...ground.graph import is_iri
-from ..component import component, param, per_value, true
+from ..component import Native, component, param, per_value, true
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -97,3 +97,7 @@ def _unique_lang(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node]
     for _tag, count in seen.items():
         if count > 1:
             yield None, None
+
+
+# The section's components, for SHACL Core's table (shacl/core/).
+COMPONENTS: tuple[Native, ...] = (_min_length, _max_length, _pattern, _language_in, _unique_lang)
