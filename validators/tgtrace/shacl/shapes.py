@@ -354,6 +354,8 @@ class TargetType:
 
 
 _NOTHING: dict = {}
+# Terms the reader asks of every constraint, made once (an rdflib namespace makes a term per access).
+_PATH, _FIRST, _NIL = rdflib.URIRef(SH + "path"), rdflib.RDF.first, rdflib.RDF.nil
 
 
 class _Triples:
@@ -599,9 +601,9 @@ class ShapesModel:
     def _list(self, node: Node, predicate: str, value: Node) -> list[Node]:
         """The members of a SHACL list parameter; anything else (a literal, a node that is no list,
         a list that loops) is malformed."""
-        if value == rdflib.RDF.nil:
+        if value == _NIL:
             return []
-        if not isinstance(value, (rdflib.BNode, rdflib.URIRef)) or not self._triples.has(value, rdflib.RDF.first):
+        if not isinstance(value, (rdflib.BNode, rdflib.URIRef)) or not self._triples.has(value, _FIRST):
             raise self.malformed(node, predicate, value, "a SHACL list")
         try:
             return self._triples.items(value)
@@ -708,7 +710,7 @@ class ShapesModel:
                 cell = self._triples.value(cell, rdflib.RDF.rest)
             return [self.shape(i) for i in items] if kind == "list" else items
         self._checked(node, SH + name, value, test)
-        if name == "property" and not self._triples.has(value, _SH.path):
+        if name == "property" and not self._triples.has(value, _PATH):
             raise self.malformed(node, SH + name, value, "a property shape (it has no sh:path)")
         if kind == "one":
             return self.shape(value)
