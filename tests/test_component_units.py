@@ -1,14 +1,18 @@
 """A constraint component is one unit: its compiled form says what its check says.
 
-The default engine inlines a component's compiled form (engines/component.py) into the code it
+The default engine inlines a component's compiled form (shacl/component.py) into the code it
 generates, instead of calling the check. Each compiled form is run here beside its check, on the
 value nodes of the real example traces and on a few odd ones (blank nodes, tagged and ill-typed
 literals), for every constraint of the packaged shapes that has one and for parameters the packaged
 shapes do not use. A check changed without its compiled form, or the reverse, fails naming the
-component.
+component. The components are those of the tables engines are given (SHACL Core's, TrustGraph's),
+and every component a module writes is in its table.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
+from types import ModuleType
 
 import pyoxigraph as ox
 import pytest
@@ -18,7 +22,20 @@ from tgtrace.api import capture_graph, packaged_engine
 from tgtrace.ground.graph import TraceGraph, key_from_rdflib
 from tgtrace.ground.namespaces import SH
 from tgtrace.inputs.loaders import load
-from tgtrace.shacl.component import COMPONENTS
+from tgtrace.rules import components as trustgraph
+from tgtrace.rules.components import PACKAGED
+from tgtrace.shacl import core
+from tgtrace.shacl.component import ComponentTable, Native
+from tgtrace.shacl.core import (
+    cardinality,
+    logical,
+    other,
+    property_pair,
+    shape_based,
+    string_based,
+    value_range,
+    value_type,
+)
 from tgtrace.shacl.fast import Compiler, Engine, _Run
 from tgtrace.shacl.shapes import CORE_COMPONENTS, ShapesModel
 
@@ -73,11 +90,14 @@ def graph() -> TraceGraph:
     return _graph()
 
 
-def _constraints(model: ShapesModel):
+COMPONENTS = PACKAGED.constraints
+
+
+def _constraints(model: ShapesModel, natives=COMPONENTS):
     """(shape, constraint) for each constraint whose component has a compiled form."""
     for shape in model.shapes.values():
         for constraint in shape.constraints:
-            native = COMPONENTS.get(constraint.component)
+            native = natives.get(constraint.component)
             if native is not None and native.compiled is not None:
                 yield shape, constraint
 
@@ -94,21 +114,23 @@ def _value_sets(graph: TraceGraph) -> list[list]:
     return sets
 
 
-def _disagreements(model: ShapesModel, graph: TraceGraph) -> tuple[list[str], set[str]]:
+def _disagreements(model: ShapesModel, graph: TraceGraph,
+                   components: ComponentTable = PACKAGED) -> tuple[list[str], set[str]]:
     """(what disagrees, one line each naming the component; the components whose compiled form ran)."""
-    run = _Run(Engine(model), graph, set())
+    natives = components.constraints
+    run = _Run(Engine(model, components=components), graph, set())
     values = list(dict.fromkeys([*graph.out, *(v for props in graph.out.values() for vs in props.values()
                                                 for v in vs)]))
     sets = _value_sets(graph)
     problems, ran = [], set()
-    for shape, constraint in _constraints(model):
+    for shape, constraint in _constraints(model, natives):
         name = constraint.component.removeprefix(SH)
-        native = COMPONENTS[constraint.component]
+        native = natives[constraint.component]
         # Also as in a run's generated code, where a form may ask the run whether a value
         # conforms to a shape (an sh:or of type-judged members and others).
         for subclass, in_run in ((False, False), (True, False), (False, True)):
             namespace = {"Literal": ox.Literal, "conforms": run.conforms}
-            compiled = Compiler(subclass, namespace, in_run=in_run).function(constraint)
+            compiled = Compiler(subclass, namespace, in_run=in_run, natives=natives).function(constraint)
             if compiled is None:
                 continue
             ran.add(constraint.component)
@@ -141,12 +163,11 @@ def test_every_compiled_form_is_run_against_its_check(graph):
     assert not unchecked, f"compiled forms no sample here runs against their checks: {unchecked}"
 
 
-def test_a_compiled_form_that_drifts_from_its_check_is_named(graph, monkeypatch):
+def test_a_compiled_form_that_drifts_from_its_check_is_named(graph):
     iri = SH + "MinCountConstraintComponent"
-    drifted = COMPONENTS[iri].__class__(**{**COMPONENTS[iri].__dict__,
-                                           "compiled": lambda params, compiler: "len(values) > 0"})
-    monkeypatch.setitem(COMPONENTS, iri, drifted)
-    problems, _ = _disagreements(_models()["samples"], graph)
+    drifted = replace(COMPONENTS[iri], compiled=lambda params, compiler: "len(values) > 0")
+    table = ComponentTable(constraints={**COMPONENTS, iri: drifted})
+    problems, _ = _disagreements(_models()["samples"], graph, table)
     assert problems and all(p.startswith("MinCountConstraintComponent: ") for p in problems), problems
 
 
@@ -158,3 +179,28 @@ def test_each_component_reads_the_parameters_its_declaration_names():
     wrong = [f"{iri}: reads {sorted(native.parameters)}, declared {sorted(declared.get(iri, ()))}"
              for iri, native in COMPONENTS.items() if set(native.parameters) != declared.get(iri)]
     assert not wrong, "\n".join(wrong)
+
+
+# Each module that writes components, and the table that lists them.
+MODULES: dict[ModuleType, ComponentTable] = {
+    **{module: core.CORE for module in (cardinality, logical, other, property_pair, shape_based, string_based,
+                                        value_range, value_type)},
+    trustgraph: trustgraph.TRUSTGRAPH,
+}
+
+
+def test_every_component_written_is_in_its_table():
+    # A component written (decorated) but left out of its table would never run natively: the
+    # engine would fall back on its SPARQL validator, or refuse the shapes.
+    missing = [f"{module.__name__}.{name} ({native.iri})" for module, listed in MODULES.items()
+               for name, native in vars(module).items()
+               if isinstance(native, Native) and listed.constraints.get(native.iri) is not native]
+    assert not missing, "components not in their table: " + ", ".join(missing)
+    assert set(PACKAGED.constraints) == set(core.CORE.constraints) | set(trustgraph.TRUSTGRAPH.constraints)
+
+
+def test_every_component_the_shapes_declare_is_implemented():
+    # The packaged engine runs each of the project's components natively, its SPARQL being the reference's.
+    declared = set(packaged_engine().model.components)
+    assert declared <= set(trustgraph.TRUSTGRAPH.constraints), sorted(declared - set(trustgraph.TRUSTGRAPH.constraints))
+    assert set(packaged_engine().model.target_types) <= trustgraph.TRUSTGRAPH.targets()

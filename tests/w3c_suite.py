@@ -334,10 +334,11 @@ def fast_results(case: Case) -> tuple[bool, list[tuple]]:
     """The fast engine's verdict and results on ``case``. SHACL: a report
     conforms exactly when it has no results, whatever their severity."""
     from tgtrace.ground.graph import TraceGraph, key_from_rdflib
+    from tgtrace.shacl.core import CORE
     from tgtrace.shacl.fast import Engine
 
     try:
-        engine = Engine.from_graph(case.shapes_graph)
+        engine = Engine.from_graph(case.shapes_graph, components=CORE)
         graph = TraceGraph()
         for s, p, o in case.data_graph:
             graph.add(key_from_rdflib(s), key_from_rdflib(p), key_from_rdflib(o))
@@ -431,8 +432,9 @@ def cases_for(engine_name: str) -> list[Case]:
     if engine_name == "reference":
         return approved_cases()
     if engine_name == "fast":
-        from tgtrace.shacl.fast import IMPLEMENTED_COMPONENTS
-        return fast_cases(IMPLEMENTED_COMPONENTS)
+        from tgtrace.shacl.core import CORE
+        from tgtrace.shacl.fast import implemented
+        return fast_cases(implemented(CORE))
     raise ValueError(f"unknown engine {engine_name!r}")
 
 

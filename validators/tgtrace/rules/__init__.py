@@ -7,8 +7,6 @@ constraint components; ``help`` and ``advice`` what a person reads of a rule and
 
 from __future__ import annotations
 
-# The packaged rules use TrustGraph's own constraint components: whoever reads the rules can run them.
-from . import components  # noqa: F401  (registers them with the engine's component registry)
 from .registry import (
     DOCS_BASE,
     MESSAGE_VARIABLES,

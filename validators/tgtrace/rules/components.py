@@ -1,5 +1,6 @@
 """The project's own constraint components and target types (declared as SHACL-SPARQL in
-shapes/components.ttl, whose SPARQL the reference engine runs), registered beside SHACL Core's.
+shapes/components.ttl, whose SPARQL the reference engine runs), and ``TRUSTGRAPH``, their table,
+which the packaged rules' engine is given beside SHACL Core's (``PACKAGED``).
 
 They carry TrustGraph's semantics (answers, trace models, termination reasons, what its reader
 returns) into the generic engine, which knows them only as components. No component names a
@@ -19,7 +20,8 @@ import pyoxigraph as ox
 
 from ..ground.graph import DEFAULT_GRAPH, DERIVED, Node, TraceGraph, is_iri
 from ..ground.namespaces import TG, TGL
-from ..shacl.component import TARGET_NODES, TARGET_TYPES, component, param, per_value, true
+from ..shacl.component import ComponentTable, component, param, per_value, table, true
+from ..shacl.core import CORE
 from ..tracemodel.behaviour import repeated_calls, roots_with_repeated_calls, stopped_loops
 from ..tracemodel.generations import infer
 from ..tracemodel.reader import reader_missed
@@ -148,10 +150,12 @@ def _root_questions(graph: TraceGraph) -> list:
     return graph.fact("root questions", lambda graph: [q for q in graph.heads if is_root_question(graph, q)])
 
 
+def _root_question_target(graph: TraceGraph, params: _Params) -> list:
+    return _root_questions(graph)
+
+
 # The three components below judge a root Question by a whole-trace fact. Their candidates are
 # the roots that fail, found once per graph, so the other Questions cost nothing per node.
-
-TARGET_NODES[TGL + "RootQuestionTarget"] = lambda graph, params: _root_questions(graph)
 
 
 def _several_answers(graph: TraceGraph, params: _Params) -> set:
@@ -325,9 +329,6 @@ def _term_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[st
     return any(p.startswith(TG) for p in predicates)
 
 
-TARGET_TYPES[TGL + "TermUsersTarget"] = _term_users
-
-
 def _unread(graph: TraceGraph, params: _Params) -> set:
     return reader_missed(graph) if true(param(params, "reachedByReader", TGL)) else set()
 
@@ -395,4 +396,20 @@ def _repeated_call(ctx: Context, shape: Shape, focus: Node, values: Sequence[Nod
         yield focus, None
 
 
-TARGET_NODES[TGL + "StoppedLoopTarget"] = lambda graph, params: sorted(stopped_loops(graph), key=_iri_order)
+def _stopped_loop_target(graph: TraceGraph, params: _Params) -> list:
+    return sorted(stopped_loops(graph), key=_iri_order)
+
+
+# Every component and target type above, as the engine is handed them. A new one is declared in
+# shapes/components.ttl, written above with @component or @per_value (or as a target type's
+# function), and listed here; tests/test_component_units.py fails for one left out.
+TRUSTGRAPH: ComponentTable = table(
+    _acyclic, _json_text, _iteration_order, _single_terminal_answer, _terminal_answer_required,
+    _consistent_trace_model, _permitted_termination, _chain_continues, _reason_matches_chain, _self_value,
+    _highest_step, _answer_known, _value_links_focus, _declared_predicates, _stated_once, _not_deprecated,
+    _reached_by_reader, _written_in, _repeated_call,
+    target_types={TGL + "TermUsersTarget": _term_users},
+    target_nodes={TGL + "RootQuestionTarget": _root_question_target, TGL + "StoppedLoopTarget": _stopped_loop_target},
+)
+# What the packaged rules are run with: SHACL Core's components and TrustGraph's.
+PACKAGED: ComponentTable = CORE | TRUSTGRAPH

@@ -26,7 +26,7 @@ import rdflib
 from ..ground.errors import TgTraceError
 from ..ground.model import Severity
 from ..ground.namespaces import RDFS, SH, TGL
-from ..ground.resources import shapes_graph
+from ..ground.resources import shapes_graph, shapes_paths
 from ..shacl.shapes import ShapesError, ShapesModel
 from ..tracemodel.naming import prefixes
 
@@ -229,8 +229,9 @@ class UnknownRule(TgTraceError, KeyError):
 
 @cache
 def model() -> ShapesModel:
-    """The packaged (or TG_TRACE_SHAPES) shapes, read once."""
-    return ShapesModel(shapes_graph())
+    """The packaged (or TG_TRACE_SHAPES) shapes, read once (a malformed parameter is a ParameterError
+    naming its file and line)."""
+    return ShapesModel(shapes_graph(), shapes_paths())
 
 
 @cache
@@ -239,7 +240,7 @@ def _activated(codes: frozenset[str]) -> ShapesModel:
     graph += shapes_graph()  # a copy: the packaged graph is shared
     for code in codes:
         graph.remove((rdflib.URIRef(rules_and_families(model())[0][code].shape), rdflib.URIRef(SH + "deactivated"), None))
-    return ShapesModel(graph)
+    return ShapesModel(graph, shapes_paths())
 
 
 def model_for(codes: frozenset[str] | None) -> ShapesModel:

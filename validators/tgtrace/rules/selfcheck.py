@@ -1,7 +1,7 @@
 """Checks that the packaged ontology and shapes are sound and agree.
 
 ``problems()`` returns every :class:`Problem` found, each with a code
-(codes K001 to K033 of the registry, ``rules/codes.toml``), an empty list when all is well; ``run_checks()`` gives
+(codes K001 to K034 of the registry, ``rules/codes.toml``), an empty list when all is well; ``run_checks()`` gives
 them as lines, and ``findings()`` as findings that every output format
 prints (``tg-trace check --format ...``). It checks that the ontology parses, has a complete header,
 labels, defines and declares every term it uses, is consistent under HermiT
@@ -37,13 +37,14 @@ from ..ground.model import Finding
 from ..ground.namespaces import DCTERMS, OWL, RDFS, SH, SKOS, TG, TGL
 from ..ground.resources import TurtleError, ontology_graph, ontology_path, read_turtle, shapes_graph, shapes_paths
 from ..shacl.fast import Engine
-from ..shacl.shapes import ShapesModel
+from ..shacl.shapes import ParameterError, ShapesModel
 from ..tracemodel.naming import curie
 from ..tracemodel.vocabulary import DECLARATION_KINDS as KINDS
 from ..tracemodel.vocabulary import declared_terms as _declared_terms
 from ..tracemodel.vocabulary import deprecated_terms as _deprecated_terms
 from ..tracemodel.vocabulary import execution_patterns, mixin_classes, permitted_reasons, termination_reasons
 from . import MESSAGE_VARIABLES, PLACEHOLDER, get_rule
+from .components import PACKAGED
 
 if TYPE_CHECKING:
     # What an ontology or shapes argument may be: a graph, a Turtle path or paths, or None (the packaged one).
@@ -547,11 +548,18 @@ def problems(ontology: Path | str | None = None, shapes: _GraphSource = None, pr
         found.append(Problem("K010", f"{exc.path.name}: does not parse: {exc.problem}", shapes=True,
                              file=str(exc.path), line=exc.line))
     else:
-        # Shapes the engine cannot run (an unknown component, a misspelt parameter) raise
-        # ShapesError here: one line, exit 2, before any other check.
-        model = ShapesModel(shapes_rdf)
-        Engine(model)
-        found.extend(rule_problems(model, _shapes_files(shapes)))
+        # A parameter value its component cannot read is a finding on the line it is written on
+        # (the rules that need the model are then not checked). Shapes the engine cannot run
+        # otherwise (an unknown component, a misspelt parameter) raise ShapesError here: one
+        # line, exit 2, before any other check.
+        try:
+            model: ShapesModel | None = ShapesModel(shapes_rdf, _shapes_files(shapes))
+        except ParameterError as exc:
+            found.append(Problem("K034", f"shapes: {exc.what}", exc.shape, shapes=True, file=exc.file, line=exc.line))
+            model = None
+        if model is not None:
+            Engine(model, components=PACKAGED)
+            found.extend(rule_problems(model, _shapes_files(shapes)))
         for term, where in sorted(shape_terms(shapes_rdf).items()):
             if term not in declared:
                 found.append(Problem("K011", f"shapes: {_named(term)} ({where}) is not declared in {label}", term, shapes=True))

@@ -26,14 +26,13 @@ from ..ground import graph as tg
 from ..ground.graph import Node, TraceGraph
 from ..ground.locations import Parts
 from ..ground.model import Finding, Hit, Report, Severity, Source
-from ..ground.namespaces import SH
 from ..inputs.base import Reading
 from ..inputs.loaders import Input, InputError, expand_paths, load
 from ..inputs.stream import Earlier, StreamLinter
 from ..rules import Rule, all_rules, fill_message, model_for
 from ..rules.advice import capture_notes
-from ..shacl.component import COMPONENTS
-from ..shacl.fast import IMPLEMENTED_COMPONENTS, Engine
+from ..rules.components import PACKAGED
+from ..shacl.fast import Engine, implemented
 from ..tracemodel.generations import Inference, infer
 from ..tracemodel.traces import (
     TRUSTGRAPH,
@@ -149,14 +148,15 @@ class InputResult:
 @cache
 def packaged_engine(codes: frozenset[str] | None = None) -> Engine:
     """The default engine compiled for the registry's rules (the selected opt-in ones activated),
-    adding the ontology's declarations to each graph; built once per process and selection."""
-    return Engine(model_for(codes), codes, declarations())
+    adding the ontology's declarations to each graph; built once per process and selection. It is
+    given SHACL Core's components and TrustGraph's (``rules.components.PACKAGED``)."""
+    return Engine(model_for(codes), codes, declarations(), components=PACKAGED)
 
 
 def supported_components() -> frozenset[str]:
     """Every constraint component the default engine evaluates natively, by the IRI its validation
     results name (SHACL Core's and the project's own); any other runs by its SPARQL validator."""
-    return IMPLEMENTED_COMPONENTS | {iri for iri in COMPONENTS if not iri.startswith(SH)}
+    return implemented(PACKAGED)
 
 
 def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozenset = frozenset()) -> InputResult:

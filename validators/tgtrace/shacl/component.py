@@ -1,4 +1,4 @@
-"""What a constraint component is, and the registry of them by IRI.
+"""What a constraint component is, and the tables that hand components to an engine.
 
 A component is one unit: the IRIs of its parameters, its check, and, where
 the default engine compiles it into generated code, its compiled form beside
@@ -24,15 +24,22 @@ that v conforms to one of shapes (None when they read more than types);
 ``compiler.conforms_expression(shape)`` asks the run whether v conforms to any
 shape (None where no run is at hand).
 
-The generic components (SHACL Core, in ``shacl/core/``) and the project's own
-(``rules/components.py``) register here alike; the engine knows no other.
+A component is declared by decorating its check with :func:`component` (or its test maker with
+:func:`per_value`), which returns the :class:`Native`; a module lists its components in a
+:class:`ComponentTable` (SHACL Core's is ``shacl/core/``'s ``CORE``, the project's
+``rules/components.py``'s ``TRUSTGRAPH``), and whoever builds an engine hands it the table it
+runs, as python-jsonschema's ``validators.create`` is handed its keywords: the engine knows no
+other component, and nothing registers one by being imported. What a parameter's value must be
+is the shapes reader's to check (``shapes.py``), before any component sees it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import rdflib
 
@@ -40,8 +47,7 @@ from ..ground.graph import Node, TraceGraph
 from ..ground.namespaces import SH
 
 if TYPE_CHECKING:
-    from collections.abc import Set as AbstractSet
-    from typing import Protocol, TypeAlias
+    from typing import Protocol
 
     from .shapes import Shape
 
@@ -75,8 +81,18 @@ if TYPE_CHECKING:
 
 
 
-@dataclass(frozen=True)
+# A target type decided per kind of node: (graph, types, predicates, params) -> it is a focus node.
+TargetMatch: TypeAlias = Callable[[TraceGraph, AbstractSet[str], tuple[str, ...], dict[str, Any]], bool]
+# A target type decided per graph: (graph, params) -> the focus nodes.
+TargetNodes: TypeAlias = Callable[[TraceGraph, dict[str, Any]], Iterable[Node]]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Native:
+    """A constraint component's native implementation: its IRI, the parameters it reads, its check
+    and what the engine may do instead of calling the check."""
+
+    iri: str
     check: Callable
     parameters: tuple[str, ...] = ()  # the IRIs of the parameters it reads
     static: bool = False  # decided by the focus node's types and predicates alone
@@ -97,11 +113,52 @@ class Native:
     types_test: Callable | None = None
 
 
-COMPONENTS: dict[str, Native] = {}
-# Target types: IRI -> matches(graph, types, predicates, params) -> bool (decided per kind of node).
-TARGET_TYPES: dict[str, Callable] = {}
-# Target types decided per graph: IRI -> nodes(graph, params) -> the focus nodes.
-TARGET_NODES: dict[str, Callable] = {}
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ComponentTable:
+    """What an engine evaluates natively, by IRI: constraint components, and the target types
+    decided per kind of node (``target_types``) or per graph (``target_nodes``). Anything else a
+    shape uses runs by the SPARQL the shapes graph declares for it, or is refused when the engine
+    is built. ``a | b`` is both tables; an IRI in both is refused (two implementations of one
+    component would leave which one runs to the order of a merge)."""
+
+    constraints: Mapping[str, Native] = field(default_factory=dict)
+    target_types: Mapping[str, TargetMatch] = field(default_factory=dict)
+    target_nodes: Mapping[str, TargetNodes] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("constraints", "target_types", "target_nodes"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+        wrong = [iri for iri, native in self.constraints.items() if native.iri != iri]
+        if wrong:
+            raise ValueError(f"components listed under another IRI than their own: {sorted(wrong)}")
+
+    def __or__(self, other: ComponentTable) -> ComponentTable:
+        both = sorted(set(self.constraints) & set(other.constraints) | set(self.target_types) & set(other.target_types)
+                      | set(self.target_nodes) & set(other.target_nodes))
+        if both:
+            raise ValueError(f"implemented in both tables: {both}")
+        return ComponentTable(constraints={**self.constraints, **other.constraints},
+                              target_types={**self.target_types, **other.target_types},
+                              target_nodes={**self.target_nodes, **other.target_nodes})
+
+    def targets(self) -> frozenset[str]:
+        """The target types implemented, of either kind."""
+        return frozenset(self.target_types) | frozenset(self.target_nodes)
+
+
+def table(*natives: Native, target_types: Mapping[str, TargetMatch] | None = None,
+          target_nodes: Mapping[str, TargetNodes] | None = None) -> ComponentTable:
+    """A table of the components given (each under its own IRI, once) and of the target types."""
+    constraints: dict[str, Native] = {}
+    for native in natives:
+        if native.iri in constraints:
+            raise ValueError(f"{native.iri} is listed twice")
+        constraints[native.iri] = native
+    return ComponentTable(constraints=constraints, target_types=target_types or {}, target_nodes=target_nodes or {})
 
 
 def _names(namespace: str, parameters: tuple[str, ...]) -> tuple[str, ...]:
@@ -110,29 +167,30 @@ def _names(namespace: str, parameters: tuple[str, ...]) -> tuple[str, ...]:
 
 def component(local: str, *parameters: str, namespace: str = SH, static: bool = False, own_values: bool = False,
               candidates: Callable | None = None, compiled: Callable | None = None, value_only: bool = False,
-              types_test: Callable | None = None) -> Callable[[Callable], Callable]:
-    """Register a check under namespace + local, reading the parameters named (in namespace)."""
-    def register(check: Callable) -> Callable:
-        COMPONENTS[namespace + local] = Native(check, _names(namespace, parameters), static, None, own_values,
-                                               candidates, compiled, value_only, types_test)
-        return check
-    return register
+              types_test: Callable | None = None) -> Callable[[Callable], Native]:
+    """The component namespace + local, reading the parameters named (in namespace), whose check is
+    the function decorated: the decorator returns the :class:`Native` for a table to list."""
+    def declare(check: Callable) -> Native:
+        return Native(iri=namespace + local, check=check, parameters=_names(namespace, parameters), static=static,
+                      own_values=own_values, candidates=candidates, compiled=compiled, value_only=value_only,
+                      types_test=types_test)
+    return declare
 
 
 def per_value(local: str, *parameters: str, namespace: str = SH, compiled: Callable | None = None,
-              types_test: Callable | None = None) -> Callable[[Callable], Callable]:
-    """A component whose results are exactly the values failing a test built from the params."""
-    def register(make_test: Callable) -> Callable:
+              types_test: Callable | None = None) -> Callable[[Callable], Native]:
+    """A component whose results are exactly the values failing a test built from the params (the
+    function decorated: ``make_test(ctx, params) -> test(graph, value) -> conforms``)."""
+    def declare(make_test: Callable) -> Native:
         def check(ctx: Context, shape: Shape, focus: object, values: Iterable[Node],
                   params: dict[str, Any]) -> Iterator[tuple[Node, None]]:
             test = make_test(ctx, params)
             for value in values:
                 if not test(ctx.graph, value):
                     yield value, None
-        COMPONENTS[namespace + local] = Native(check, _names(namespace, parameters), False, make_test,
-                                               compiled=compiled, value_only=True, types_test=types_test)
-        return make_test
-    return register
+        return Native(iri=namespace + local, check=check, parameters=_names(namespace, parameters),
+                      value_test=make_test, compiled=compiled, value_only=True, types_test=types_test)
+    return declare
 
 
 class Context:

@@ -2,8 +2,8 @@
 
 Every shape is read by ``tgtrace.shacl.shapes``; each constraint is one use of a
 component, evaluated by its native implementation (``component.py`` says what
-one is; SHACL Core's are in ``core/``, the project's own register themselves
-from ``trustgraph.py``), or,
+one is) from the table the engine is built with (SHACL Core's is ``core.CORE``;
+the packaged rules add the project's own, ``rules/components.py``), or,
 for a SHACL-SPARQL component or constraint that has none, by running its
 SPARQL over the focus node's trace (``sparql.py``). Nothing here names a rule.
 
@@ -29,22 +29,14 @@ import rdflib
 from ..ground.graph import DERIVED, RDF_TYPE, SUBCLASS, Node, TraceGraph, collector_paused, key_from_rdflib
 from ..ground.model import Hit
 from ..ground.namespaces import SH
-from . import core  # noqa: F401  (registers SHACL Core's components)
-from .component import COMPONENTS, TARGET_NODES, TARGET_TYPES, Context
+from .component import ComponentTable, Context, Native
 from .core.shape_based import QUALIFIED_RESULT_COMPONENTS
 from .shapes import Constraint, Path, Shape, ShapesError, ShapesModel, SparqlConstraint, Target
 from .sparql import SparqlRunner, refuse_services
 
 PROPERTY = SH + "PropertyConstraintComponent"
 SPARQL_CONSTRAINT = SH + "SPARQLConstraintComponent"
-# The SHACL components this engine implements, by the IRIs validation reports name them with
-# (sh:qualifiedValueShape reports QualifiedMinCount or QualifiedMaxCount); SHACL-SPARQL
-# constraints run through sparql.py. The project's own components are in COMPONENTS too.
-IMPLEMENTED_COMPONENTS = frozenset(
-    {c for c in COMPONENTS if c.startswith(SH) and c != SH + "QualifiedValueShapeConstraintComponent"}
-    | QUALIFIED_RESULT_COMPONENTS | {PROPERTY, SPARQL_CONSTRAINT})
-# Components whose results depend on the value nodes alone, not on which focus node they belong to.
-_VALUE_ONLY = {c for c, native in COMPONENTS.items() if native.value_only}
+QUALIFIED = SH + "QualifiedValueShapeConstraintComponent"
 _FOCUS = object()  # stands for "the focus node" in results shared by a kind of nodes
 # A per-node runner of a kind's plan: (run(node, props) -> its hits, the only nodes it can report
 # or None for any node).
@@ -97,16 +89,35 @@ def _path_values(graph: TraceGraph, path: Path, node: Node) -> list:
     raise ShapesError(f"unsupported path kind {kind}")
 
 
+def implemented(components: ComponentTable) -> frozenset[str]:
+    """The constraint components an engine given ``components`` evaluates natively, by the IRIs
+    its validation results name them with (sh:qualifiedValueShape reports QualifiedMinCount or
+    QualifiedMaxCount; sh:property is the engine's own, SHACL-SPARQL constraints run through
+    sparql.py); any other component runs by its SPARQL validator."""
+    natives = components.constraints
+    qualified = QUALIFIED_RESULT_COMPONENTS if QUALIFIED in natives else set()
+    return frozenset({c for c in natives if c != QUALIFIED} | qualified | {PROPERTY, SPARQL_CONSTRAINT})
+
+
 class Engine:
     """A shapes graph compiled for checking trace graphs."""
 
     def __init__(self, model: ShapesModel, codes: frozenset[str] | None = None,
-                 declarations: Iterable[tuple] = ()) -> None:
+                 declarations: Iterable[tuple] = (), *, components: ComponentTable) -> None:
         """codes: the rules to evaluate (None: every shape); shapes that carry none of them are
         not run at all, so an unselected rule costs nothing (an opt-in family may be costly).
         declarations: rdflib triples :meth:`prepare` adds to each graph (the ontology's, for the
-        packaged rules: the caller knows which)."""
+        packaged rules: the caller knows which). components: the table of what the engine
+        evaluates natively (``core.CORE`` for SHACL Core; the caller adds its own); a component
+        or target type a shape uses that is neither in it nor declared with SPARQL is refused."""
         self.model = model
+        self.table = components
+        self.natives: Mapping[str, Native] = components.constraints
+        self.target_types = components.target_types
+        self.target_nodes = components.target_nodes
+        # Components whose results depend on the value nodes alone, not on which focus node they belong to.
+        self.value_only = frozenset(c for c, native in self.natives.items() if native.value_only)
+        self._own_values: dict[Shape, bool] = {}
         self.declarations = tuple(declarations)
         self.codes: dict = {}  # shape or sparql node -> rule code
         for shape in model.shapes.values():
@@ -131,23 +142,23 @@ class Engine:
                     self.by_class[target.value].append(shape)
                 elif target.kind == "subjectsOf":
                     self.by_subject_of[target.value].append(shape)
-                elif target.kind == "custom" and target.value[0] in TARGET_TYPES:
-                    self.by_custom.append((shape, TARGET_TYPES[target.value[0]],
+                elif target.kind == "custom" and target.value[0] in self.target_types:
+                    self.by_custom.append((shape, self.target_types[target.value[0]],
                                            {p: v for p, v in target.value[1].items()}))
                 else:
                     self.elsewhere.append(shape)
         self._generated: dict = {}
 
     @classmethod
-    def from_graph(cls, graph: rdflib.Graph) -> Engine:
-        return cls(ShapesModel(graph))
+    def from_graph(cls, graph: rdflib.Graph, *, components: ComponentTable) -> Engine:
+        return cls(ShapesModel(graph), components=components)
 
     def _check_components(self) -> None:
         """Every component a shape uses has a native implementation or a SPARQL validator."""
         for shape in self.model.shapes.values():
             for constraint in shape.constraints:
                 iri = constraint.component
-                if iri in COMPONENTS or iri == PROPERTY:
+                if iri in self.natives or iri == PROPERTY:
                     continue
                 declared = self.model.components.get(iri)
                 if declared is None or declared.validator_for(shape) is None:
@@ -155,8 +166,8 @@ class Engine:
                                       f"{self.model.name(rdflib.URIRef(iri))}, which the engine does not know "
                                       "(no native implementation and no SPARQL validator for this kind of shape)")
             for target in shape.targets:
-                if target.kind == "custom" and target.value[0] not in TARGET_TYPES \
-                        and target.value[0] not in TARGET_NODES and target.value[0] not in self.model.target_types:
+                if target.kind == "custom" and target.value[0] not in self.table.targets() \
+                        and target.value[0] not in self.model.target_types:
                     raise ShapesError(f"{self.model.name(shape.node)}: uses the target type {target.value[0]}, "
                                       "which the engine does not know")
 
@@ -188,16 +199,25 @@ class Engine:
         for shape in self.model.shapes.values():
             if shape.sparql:
                 return None
-            if any(c.component not in COMPONENTS and c.component != PROPERTY for c in shape.constraints):
+            if any(c.component not in self.natives and c.component != PROPERTY for c in shape.constraints):
                 return None
             inverted(shape.path, False)
             for target in shape.targets:
                 if target.kind == "objectsOf":
                     reached.add(str(target.value))
-                elif target.kind == "sparql" or (target.kind == "custom" and target.value[0] not in TARGET_TYPES
-                                                 and target.value[0] not in TARGET_NODES):
+                elif target.kind == "sparql" or (target.kind == "custom"
+                                                 and target.value[0] not in self.table.targets()):
                     return None
         return frozenset(reached)
+
+    def finds_own_values(self, shape: Shape) -> bool:
+        """Every constraint of the shape finds its values itself, so its path need not be walked
+        (computed once per shape: shapes are never mutated after they are read)."""
+        known = self._own_values.get(shape)
+        if known is None:
+            known = self._own_values[shape] = bool(shape.constraints) and all(
+                (native := self.natives.get(c.component)) is not None and native.own_values for c in shape.constraints)
+        return known
 
     # ----------------------------------------------------------------- running
 
@@ -242,6 +262,7 @@ class _Run:
         self._sparql: SparqlRunner | None = None
         self.subclass = SUBCLASS in graph._predicates()
         self.codes = engine.codes
+        self.natives = engine.natives
 
     def hit(self, shape: Shape, component: str, focus: object, value: object, path: str | Path | None,
             constraint: rdflib.term.Node | None = None) -> Hit:
@@ -272,7 +293,7 @@ class _Run:
             return None
         key = ("constraint types", id(constraint))
         if key not in self._screens:
-            self._screens[key] = _constraint_types_test(constraint)
+            self._screens[key] = _constraint_types_test(constraint, self.natives)
         return self._screens[key]
 
     def types_test(self, shape: Shape) -> Callable | None:
@@ -280,7 +301,7 @@ class _Run:
         only types and the graph has no subclasses; else None."""
         key = ("types", id(shape))
         if key not in self._screens:
-            self._screens[key] = None if self.subclass else _types_test(shape)
+            self._screens[key] = None if self.subclass else _types_test(shape, self.natives)
         return self._screens[key]
 
     def conforms(self, shape: Shape, node: Node) -> bool:
@@ -303,7 +324,7 @@ class _Run:
         """A test node -> conforms for a shape that holds only common components, else None."""
         graph = self.graph
         if not self.subclass:
-            by_types = _types_test(shape)
+            by_types = _types_test(shape, self.natives)
             if by_types is not None:
                 return lambda node: by_types(graph.types_of(node))
         if shape.sparql or shape.deactivated or not shape.constraints:
@@ -311,7 +332,7 @@ class _Run:
         if shape.path is None:
             tests = []
             for constraint in shape.constraints:
-                native = COMPONENTS.get(constraint.component)
+                native = self.natives.get(constraint.component)
                 if native is not None and native.value_test is not None:
                     tests.append(lambda node, f=self.test(constraint): f(graph, node))  # noqa: B008 (bound once, on purpose)
                 elif constraint.component == PROPERTY:
@@ -326,8 +347,8 @@ class _Run:
         tests = []
         for constraint in shape.constraints:
             iri, params = constraint.component, constraint.params
-            native = COMPONENTS.get(iri)
-            compiled = _values_function(constraint)
+            native = self.natives.get(iri)
+            compiled = _values_function(constraint, self.natives)
             if compiled is not None:
                 tests.append(compiled)
             elif iri == SH + "QualifiedValueShapeConstraintComponent" and \
@@ -353,7 +374,7 @@ class _Run:
         values: Sequence
         if shape.path is None:
             values = [focus]
-        elif _finds_own_values(shape):
+        elif self.engine.finds_own_values(shape):
             values = ()
         else:
             values = _path_values(self.graph, shape.path, focus)
@@ -370,7 +391,7 @@ class _Run:
             for value in values:
                 yield from self.evaluate(nested, value)
             return
-        native = COMPONENTS.get(iri)
+        native = self.natives.get(iri)
         if native is None:
             yield from self.sparql_component(shape, constraint, focus, values)
             return
@@ -423,7 +444,7 @@ class _Run:
         node conforms to a shape)."""
         test = self._tests.get(id(constraint))
         if test is None:
-            make_test = COMPONENTS[constraint.component].value_test
+            make_test = self.natives[constraint.component].value_test
             if make_test is None:
                 raise TypeError(f"{constraint.component} judges no value node alone")
             test = self._tests[id(constraint)] = make_test(self.context, constraint.params)
@@ -466,7 +487,7 @@ class _Run:
             return None
         screens = []
         for constraint in shape.constraints:
-            native = COMPONENTS.get(constraint.component)
+            native = self.natives.get(constraint.component)
             if native is None or native.candidates is None:
                 return None
             screens.append(native.candidates)
@@ -476,6 +497,7 @@ class _Run:
         graph = self.graph
         found: dict = {}
         for target in shape.targets:
+            nodes: Iterable[Node]
             if target.kind == "class":
                 nodes = graph.instances(target.value)
             elif target.kind == "node":
@@ -484,12 +506,12 @@ class _Run:
                 nodes = [s for s, props in graph.out.items() if target.value in props]
             elif target.kind == "objectsOf":
                 nodes = graph.objects_of(target.value)
-            elif target.kind == "custom" and target.value[0] in TARGET_TYPES:
-                matches, params = TARGET_TYPES[target.value[0]], target.value[1]
+            elif target.kind == "custom" and target.value[0] in self.engine.target_types:
+                matches, params = self.engine.target_types[target.value[0]], target.value[1]
                 nodes = [s for s, props in graph.out.items()
                          if matches(graph, graph.types_of(s), tuple(props), params)]
-            elif target.kind == "custom" and target.value[0] in TARGET_NODES:
-                nodes = TARGET_NODES[target.value[0]](graph, target.value[1])
+            elif target.kind == "custom" and target.value[0] in self.engine.target_nodes:
+                nodes = self.engine.target_nodes[target.value[0]](graph, target.value[1])
             else:
                 nodes = self.sparql_target(target)
             for node in nodes:
@@ -559,7 +581,7 @@ class _Run:
             if path is None:
                 rest = []
                 for constraint in constraints:
-                    native = COMPONENTS.get(constraint.component)
+                    native = self.natives.get(constraint.component)
                     if native is not None and native.static:
                         found = native.check(self.context, shape, _FOCUS, predicates, constraint.params)
                         static.extend((shape, constraint.component, v, p) for v, p in found)
@@ -574,7 +596,7 @@ class _Run:
                     if runner is not None:
                         dynamic.append(runner)
             elif simple is not None and (simple == (RDF_TYPE,) or not present & set(simple)) \
-                    and all(c.component in _VALUE_ONLY for c in constraints) and not shape.sparql:
+                    and all(c.component in engine.value_only for c in constraints) and not shape.sparql:
                 # The values are the node's types, or there are none: the same for every such node.
                 values = sorted(kinds) if simple == (RDF_TYPE,) else []
                 for constraint in constraints:
@@ -597,7 +619,7 @@ class _Run:
         could report is skipped for the others (None: no node at all)."""
         tests, screened = [], []
         for constraint in constraints:
-            native = COMPONENTS.get(constraint.component)
+            native = self.natives.get(constraint.component)
             if native is not None and native.value_test is not None:
                 tests.append((constraint.component, self.test(constraint)))
                 continue
@@ -701,23 +723,11 @@ class _Run:
         key_ = (tuple((id(shape), present) for shape, _, present in rules), self.subclass)
         make = self.engine._generated.get(key_)
         if make is None:
-            make = self.engine._generated[key_] = _generate_code(rules, self.subclass)
+            make = self.engine._generated[key_] = _generate_code(rules, self.subclass, self.natives)
         return make(self), None
 
 
-# Per shape, computed once: whether it finds its values itself. Shapes are never mutated
-# after they are read.
-_OWN_VALUES: dict = {}
 _UNKNOWN = object()
-
-
-def _finds_own_values(shape: Shape) -> bool:
-    """Every constraint of the shape finds its values itself, so its path need not be walked."""
-    known = _OWN_VALUES.get(shape)
-    if known is None:
-        known = _OWN_VALUES[shape] = bool(shape.constraints) and all(
-            (native := COMPONENTS.get(c.component)) is not None and native.own_values for c in shape.constraints)
-    return known
 
 
 def _path_function(graph: TraceGraph, path: Path) -> Callable[[Any], Iterable] | None:
@@ -757,7 +767,7 @@ def _superclasses(graph: TraceGraph, cls: str) -> set:
     return found
 
 
-def _types_test(shape: Shape) -> Callable | None:
+def _types_test(shape: Shape, natives: Mapping[str, Native]) -> Callable | None:
     """A test on a node's asserted types alone, when that is all the shape checks (and the graph
     has no rdfs:subClassOf, which the caller rules out): class tests, counts and values of
     rdf:type, and their and/or/not/xone."""
@@ -765,23 +775,24 @@ def _types_test(shape: Shape) -> Callable | None:
         return None
     tests = []
     for constraint in shape.constraints:
-        test = _constraint_types_test(constraint)
+        test = _constraint_types_test(constraint, natives)
         if test is None:
             return None
         tests.append(test)
     return _all_of(tests)
 
 
-def _constraint_types_test(constraint: Constraint) -> Callable | None:
+def _constraint_types_test(constraint: Constraint, natives: Mapping[str, Native]) -> Callable | None:
     """A test on a node's asserted types that decides one constraint at the node itself (of a
     node shape), when the constraint reads nothing else: the component's own types test (see
     ``Native.types_test``; sh:property, the engine's own, is ``_types_property_test``)."""
     if constraint.component == PROPERTY:
-        return _types_property_test(constraint.params[SH + "property"])
-    native = COMPONENTS.get(constraint.component)
+        return _types_property_test(constraint.params[SH + "property"], natives)
+    native = natives.get(constraint.component)
     if native is None or native.types_test is None:
         return None
-    return native.types_test(constraint.params, _TYPES)
+    # What the components' types tests are built with: graphs that reach them have no subclasses.
+    return native.types_test(constraint.params, Compiler(False, natives=natives))
 
 
 def _all_of(tests: list) -> Callable:
@@ -824,14 +835,14 @@ def _classes_of(members: list) -> frozenset | None:
     return None if None in classes else frozenset(classes)
 
 
-def _types_property_test(prop: Shape) -> Callable | None:
+def _types_property_test(prop: Shape, natives: Mapping[str, Native]) -> Callable | None:
     """sh:property on rdf:type whose constraints all judge the set of values (the counts,
     sh:hasValue) by their compiled forms: a test of the types set."""
     if prop.path is None or prop.path.iri != RDF_TYPE or prop.sparql or prop.deactivated:
         return None
     tests = []
     for c in prop.constraints:
-        compiled = _values_function(c)  # the types are the values of rdf:type
+        compiled = _values_function(c, natives)  # the types are the values of rdf:type
         if compiled is None:
             return None
         tests.append(compiled)
@@ -839,11 +850,13 @@ def _types_property_test(prop: Shape) -> Callable | None:
 
 
 class Compiler:
-    """What the components' compiled forms are written with (see engines/component.py): Python
+    """What the components' compiled forms are written with (see component.py): Python
     objects bound to names of one namespace, and the engine's tests of shapes on a node's types."""
 
-    def __init__(self, subclass: bool, namespace: dict | None = None, in_run: bool = False) -> None:
+    def __init__(self, subclass: bool, namespace: dict | None = None, in_run: bool = False, *,
+                 natives: Mapping[str, Native]) -> None:
         self.subclass = subclass
+        self.natives = natives  # the engine's components, by IRI
         self.namespace = {"Literal": ox.Literal} if namespace is None else namespace
         # Whether expressions run inside a run's generated code, where ``conforms`` is the run's.
         self.in_run = in_run
@@ -856,7 +869,7 @@ class Compiler:
     def shape_types_test(self, shape: Shape) -> Callable | None:
         """A test of a node's types that decides whether it conforms to shape, when the shape reads
         only types; None when it reads more (or the graph has subclasses)."""
-        return None if self.subclass else _types_test(shape)
+        return None if self.subclass else _types_test(shape, self.natives)
 
     def shape_types_tests(self, shapes: Iterable[Shape]) -> tuple[Callable, ...] | None:
         """``shape_types_test`` of each shape, or None unless every shape has one."""
@@ -874,7 +887,7 @@ class Compiler:
         classes = _classes_of(shapes)
         if classes is not None:
             return f"not {self.bind(classes)}.isdisjoint(types_of(v))"
-        tests = [_types_test(m) for m in shapes]
+        tests = [_types_test(m, self.natives) for m in shapes]
         if None in tests:
             return None
         # Each test called in turn on the types read once: no generator per value.
@@ -890,7 +903,7 @@ class Compiler:
 
     def expression(self, constraint: Constraint) -> str | None:
         """The constraint's compiled form, or None when its component has none for these parameters."""
-        native = COMPONENTS.get(constraint.component)
+        native = self.natives.get(constraint.component)
         if native is None or native.compiled is None:
             return None
         return native.compiled(constraint.params, self)
@@ -901,28 +914,24 @@ class Compiler:
         expression = self.expression(constraint)
         if expression is None:
             return None
-        arguments = "types_of, v" if COMPONENTS[constraint.component].value_test is not None else "values"
+        arguments = "types_of, v" if self.natives[constraint.component].value_test is not None else "values"
         return eval(f"lambda {arguments}: {expression}", self.namespace)
 
 
-# What the components' types tests are built with: graphs that reach them have no subclasses.
-_TYPES = Compiler(False)
-
-
-def _values_function(constraint: Constraint) -> Callable | None:
+def _values_function(constraint: Constraint, natives: Mapping[str, Native]) -> Callable | None:
     """values -> the constraint holds, by the compiled form of a component that judges the set of values."""
-    native = COMPONENTS.get(constraint.component)
+    native = natives.get(constraint.component)
     if native is None or native.value_test is not None:
         return None
-    return Compiler(False).function(constraint)
+    return Compiler(False, natives=natives).function(constraint)
 
 
-def _generate_code(rules: list, subclass: bool) -> Callable:
+def _generate_code(rules: list, subclass: bool, natives: Mapping[str, Native]) -> Callable:
     """One Python function running the value-reading checks of every predicate-path shape of a
     kind, made per run: ``make(runner)`` binds what the run gives (the graph, the tests built for
     it) once, and returns ``run(node, props)``, called per node."""
     namespace: dict = {"Literal": ox.Literal}
-    compiler = Compiler(subclass, namespace, in_run=True)
+    compiler = Compiler(subclass, namespace, in_run=True, natives=natives)
     # Per run: what every node's checks read, bound once.
     head = ["def make(runner):", "    index = runner.graph", "    types_of = index.types_of",
             "    context = runner.context", "    conforms = runner.conforms", "    hit = runner.hit",
@@ -943,7 +952,7 @@ def _generate_code(rules: list, subclass: bool) -> Callable:
         for checked in constraints:
             iri = checked.component
             c = bind(iri)
-            native = COMPONENTS.get(iri)
+            native = natives.get(iri)
             expression = compiler.expression(checked)
             if expression is not None and native is not None and native.value_test is None:  # of the set of values
                 lines.append(f"        if not ({expression}): yield hit({s}, {c}, node, None, None)")
@@ -969,4 +978,4 @@ def lint(graph: TraceGraph, engine: Engine) -> list[Hit]:
     return list(engine.check(graph, declared))
 
 
-__all__ = ["IMPLEMENTED_COMPONENTS", "Engine", "lint"]
+__all__ = ["Engine", "implemented", "lint"]

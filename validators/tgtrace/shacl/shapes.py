@@ -12,19 +12,31 @@ in one place.
 A shape that uses a parameter no known component declares (a misspelt
 ``sh:minCont``, a ``tgl:`` parameter nobody declared) is an error naming the
 shape and the predicate: silently checking nothing is the worst outcome for a
-linter.
+linter. So is a parameter whose value its component cannot read (``sh:minCount
+"two"``, ``sh:datatype "xsd:string"``, a ``sh:pattern`` that is no regular
+expression, a declared component's boolean written ``"yes"``): each value is
+checked as the shapes are read (``PARAMETER_KINDS`` for SHACL Core's, the
+parameter's own ``sh:datatype`` / ``sh:nodeKind`` for a declared component's),
+as pySHACL raises ConstraintLoadError, and the error names the file and line of
+the value when the model is given the files the graph was read from.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path as FilePath
 from typing import TYPE_CHECKING, Any
 
 import rdflib
 
 from ..ground.errors import TgTraceError
-from ..ground.namespaces import OWL, RDF_TYPE, RDFS, SH, TGL
+from ..ground.graph import from_rdflib
+from ..ground.locations import place
+from ..ground.namespaces import OWL, RDF_TYPE, RDFS, SH, TGL, XSD
+from ..inputs.positions import locate
 
 if TYPE_CHECKING:
     from rdflib.term import Node
@@ -36,6 +48,129 @@ class ShapesError(TgTraceError, ValueError):
     """A shapes graph the engines cannot run, in one line naming the shape and what is wrong."""
 
     topic = "shapes: "
+
+
+class ParameterError(ShapesError):
+    """A constraint parameter whose value its component cannot read, as ``FILE:LINE: what`` where
+    the value is written (``shapes: what`` for a graph read from no file)."""
+
+    def __init__(self, what: str, file: str | None = None, line: int | None = None, shape: str | None = None) -> None:
+        self.what, self.file, self.line = what, file, line
+        self.shape = shape  # the IRI of the shape that has the parameter (None for a blank node)
+        super().__init__(f"{place(file, line)}: {what}" if file else what)
+        if file:
+            self.topic = ""
+
+
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+# SPARQL REGEX's flags (XPath 3.1, 5.6.1.1): q is accepted and, as Python has no such flag, ignored.
+_FLAG_LETTERS = frozenset("imsxq")
+
+
+def compile_pattern(pattern: rdflib.Literal | str, flags: rdflib.Literal | str | None = None) -> re.Pattern[str]:
+    """sh:pattern with its sh:flags as the default engine runs it (re.error for no regular expression)."""
+    value = 0
+    for flag in str(flags or ""):
+        value |= _FLAGS.get(flag, 0)
+    return re.compile(str(pattern), value)
+
+
+# The six values of sh:nodeKind (SHACL 1.0, 4.1.3).
+NODE_KIND_VALUES = frozenset(SH + kind for kind in (
+    "IRI", "Literal", "BlankNode", "BlankNodeOrIRI", "BlankNodeOrLiteral", "IRIOrLiteral"))
+_INTEGER, _BOOLEAN, _STRING = XSD + "integer", XSD + "boolean", XSD + "string"
+
+
+def _literal_of(value: Node, datatype: str) -> rdflib.Literal | None:
+    """The value when it is a well-formed literal of the datatype (a plain literal is an xsd:string)."""
+    if not isinstance(value, rdflib.Literal) or value.language:
+        return None
+    if str(value.datatype or _STRING) != datatype or value.ill_typed:
+        return None
+    return value
+
+
+def _count(value: Node) -> str | None:
+    literal = _literal_of(value, _INTEGER)
+    return None if literal is not None and int(literal) >= 0 else "a non-negative xsd:integer"
+
+
+def _boolean(value: Node) -> str | None:
+    return None if _literal_of(value, _BOOLEAN) is not None else "an xsd:boolean (true or false)"
+
+
+def _iri(value: Node) -> str | None:
+    return None if isinstance(value, rdflib.URIRef) else "an IRI"
+
+
+def _literal(value: Node) -> str | None:
+    return None if isinstance(value, rdflib.Literal) else "a literal"
+
+
+def _shape(value: Node) -> str | None:
+    return None if isinstance(value, (rdflib.URIRef, rdflib.BNode)) else "a shape (an IRI or a blank node)"
+
+
+def _node_kind(value: Node) -> str | None:
+    return None if str(value) in NODE_KIND_VALUES and isinstance(value, rdflib.URIRef) else \
+        "one of the six node kinds (sh:IRI, sh:Literal, sh:BlankNode, ...)"
+
+
+def _pattern(value: Node) -> str | None:
+    # Whether it compiles is asked with its sh:flags, of the constraint (x changes what parses).
+    return None if _literal_of(value, _STRING) is not None else "a regular expression (an xsd:string)"
+
+
+def _flags(value: Node) -> str | None:
+    literal = _literal_of(value, _STRING)
+    return None if literal is not None and set(str(literal)) <= _FLAG_LETTERS else \
+        "regular expression flags (an xsd:string of i, m, s, x, q)"
+
+
+def _language_range(value: Node) -> str | None:
+    return None if _literal_of(value, _STRING) is not None else "a language range (an xsd:string)"
+
+
+def _anything(value: Node) -> str | None:
+    return None
+
+
+# What a SHACL Core parameter's value must be, by local name: a test returning what the value
+# should have been, or None. A list parameter's test applies to each member (its value must be a
+# well-formed SHACL list). sh:hasValue takes any term; sh:in any members.
+PARAMETER_KINDS: dict[str, Callable[[Node], str | None]] = {
+    "class": _iri, "datatype": _iri, "nodeKind": _node_kind,
+    "minCount": _count, "maxCount": _count, "minLength": _count, "maxLength": _count,
+    "qualifiedMinCount": _count, "qualifiedMaxCount": _count,
+    "minExclusive": _literal, "minInclusive": _literal, "maxExclusive": _literal, "maxInclusive": _literal,
+    "pattern": _pattern, "flags": _flags, "languageIn": _language_range, "uniqueLang": _boolean,
+    "equals": _iri, "disjoint": _iri, "lessThan": _iri, "lessThanOrEquals": _iri,
+    "not": _shape, "and": _shape, "or": _shape, "xone": _shape, "node": _shape, "property": _shape,
+    "qualifiedValueShape": _shape, "qualifiedValueShapesDisjoint": _boolean,
+    "closed": _boolean, "ignoredProperties": _iri, "hasValue": _anything, "in": _anything,
+}
+
+
+_KIND_TYPES: dict[str, tuple[type, ...]] = {
+    SH + "IRI": (rdflib.URIRef,), SH + "Literal": (rdflib.Literal,), SH + "BlankNode": (rdflib.BNode,),
+    SH + "BlankNodeOrIRI": (rdflib.BNode, rdflib.URIRef), SH + "BlankNodeOrLiteral": (rdflib.BNode, rdflib.Literal),
+    SH + "IRIOrLiteral": (rdflib.URIRef, rdflib.Literal)}
+
+
+def _declared_kind(datatype: Node | None, node_kind: Node | None,
+                   name: Callable[[Node], str]) -> Callable[[Node], str | None]:
+    """The test of a declared component's parameter value, from its declaration's sh:datatype and
+    sh:nodeKind (SHACL 6.2.1: a parameter declaration is a property shape of the value)."""
+    def test(value: Node) -> str | None:
+        if datatype is not None:
+            literal = _literal_of(value, str(datatype))
+            # A boolean switch is read as the literal true: anything but true or false is a typo.
+            if literal is None or (str(datatype) == _BOOLEAN and str(literal) not in ("true", "false")):
+                return f"a literal of {name(datatype)}"
+        if node_kind is not None and not isinstance(value, _KIND_TYPES.get(str(node_kind), ())):
+            return f"of node kind {name(node_kind)}"
+        return None
+    return test
 
 
 # SHACL Core constraint components: IRI -> (mandatory parameters, optional parameters).
@@ -197,6 +332,8 @@ class Component:
     property_validator: Validator | None = None
     label: str = ""
     comment: str = ""
+    # parameter IRI -> what its value must be (from its declaration's sh:datatype and sh:nodeKind)
+    kinds: dict[str, Callable[[Node], str | None]] = field(default_factory=dict)
 
     def validator_for(self, shape: Shape) -> Validator | None:
         """The validator SHACL picks for this shape: the node or property one, else the generic one."""
@@ -217,6 +354,8 @@ class TargetType:
 
 
 _NOTHING: dict = {}
+# Terms the reader asks of every constraint, made once (an rdflib namespace makes a term per access).
+_PATH, _FIRST, _NIL = rdflib.URIRef(SH + "path"), rdflib.RDF.first, rdflib.RDF.nil
 
 
 class _Triples:
@@ -283,8 +422,11 @@ class _Triples:
 class ShapesModel:
     """Every shape of a shapes graph, read once."""
 
-    def __init__(self, graph: rdflib.Graph) -> None:
+    def __init__(self, graph: rdflib.Graph, files: Iterable[FilePath | str] = ()) -> None:
+        """files: the Turtle files the graph was read from, for the file and line of a malformed
+        parameter (:class:`ParameterError`); none for a graph built otherwise."""
         self.graph = graph
+        self.files = tuple(FilePath(f) for f in files)
         self._triples = _Triples(graph)
         self.components: dict[str, Component] = {}
         self.target_types: dict[str, TargetType] = {}
@@ -332,10 +474,13 @@ class ShapesModel:
         g = self._triples
         for node in sorted(set(g.subjects(rdflib.RDF.type, _SH.ConstraintComponent)), key=str):
             mandatory, optional = list[str](), list[str]()
+            kinds: dict[str, Callable[[Node], str | None]] = {}
             for parameter in g.objects(node, _SH.parameter):
                 path = g.value(parameter, _SH.path)
                 if path is None:
                     raise ShapesError(f"{self.name(node)}: a parameter has no sh:path")
+                kinds[str(path)] = _declared_kind(g.value(parameter, _SH.datatype), g.value(parameter, _SH.nodeKind),
+                                                  self.name)
                 flag = g.value(parameter, _SH.optional)
                 (optional if flag is not None and flag.toPython() is True else mandatory).append(str(path))  # type: ignore[attr-defined]  # a Literal
             component = Component(
@@ -343,7 +488,7 @@ class ShapesModel:
                 validator=self._validator(g.value(node, _SH.validator)),
                 node_validator=self._validator(g.value(node, _SH.nodeValidator)),
                 property_validator=self._validator(g.value(node, _SH.propertyValidator)),
-                label=self._text(node, RDFS + "label"), comment=self._text(node, RDFS + "comment"))
+                label=self._text(node, RDFS + "label"), comment=self._text(node, RDFS + "comment"), kinds=kinds)
             self.components[component.iri] = component
             for parameter_path in mandatory + optional:
                 self._parameters[parameter_path] = component.iri
@@ -385,6 +530,86 @@ class ShapesModel:
             return self.graph.namespace_manager.normalizeUri(node)
         return f"a blank node shape ({node})"
 
+    def _owned(self, node: Node) -> str:
+        """A shape as a message names it: a blank node by the named node it hangs under (its own
+        label is made afresh at each read)."""
+        if isinstance(node, rdflib.URIRef):
+            return self.name(node)
+        owner = self._owner(node)
+        return f"a blank node shape in {self.name(owner)}" if owner is not None else "a blank node shape"
+
+    def _owner(self, node: Node) -> rdflib.URIRef | None:
+        """The named node a blank node hangs under, the nearest first."""
+        seen, pending = {node}, [node]
+        while pending:  # each node visited once: linear in the shapes graph
+            parents = list(dict.fromkeys(s for n in pending for s in self._into_subjects(n) if s not in seen))
+            named = sorted(str(p) for p in parents if isinstance(p, rdflib.URIRef))
+            if named:
+                return rdflib.URIRef(named[0])
+            seen.update(parents)
+            pending = parents
+        return None
+
+    def _into_subjects(self, node: Node) -> list[Node]:
+        return [s for subjects in self._triples._into.get(node, _NOTHING).values() for s in subjects]
+
+    def _term(self, value: Node) -> str:
+        """A parameter's value as written in Turtle, near enough for a message."""
+        if isinstance(value, rdflib.URIRef):
+            return self.name(value)
+        if isinstance(value, rdflib.Literal):
+            return value.n3(self.graph.namespace_manager)
+        return "a blank node"
+
+    def malformed(self, node: Node, predicate: str, value: Node, expected: str) -> ParameterError:
+        """The error for a parameter value that is not what its component reads, at the file and
+        line it is written on (found in the files the graph was read from)."""
+        what = f"{self._owned(node)}: {self.name(rdflib.URIRef(predicate))} {self._term(value)} is not {expected}"
+        file, line = self._place(node, predicate, value)
+        return ParameterError(what, file, line, str(node) if isinstance(node, rdflib.URIRef) else None)
+
+    def _place(self, node: Node, predicate: str, value: Node) -> tuple[str | None, int | None]:
+        """(file, line) of a triple of the shapes graph: the line its predicate is written on, else
+        its subject's first line; the first file that has it."""
+        try:
+            triple = (from_rdflib(node), from_rdflib(rdflib.URIRef(predicate)), from_rdflib(value))
+        except TypeError:
+            return None, None
+        subject = (triple[0], None, None)
+        fallback: tuple[str | None, int | None] = (None, None)
+        for path in self.files:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            found = locate(data, "turtle", {triple, subject})
+            if triple in found:
+                return str(path), found[triple]
+            if subject in found and fallback[0] is None:
+                fallback = (str(path), found[subject])
+        owner = self._owner(node) if fallback[0] is None and isinstance(node, rdflib.BNode) else None
+        if owner is not None:  # a blank node the walk cannot tell: the line of the shape it is in
+            fallback = self._place(owner, RDF_TYPE, rdflib.URIRef(SH + "NodeShape"))
+        return fallback
+
+    def _checked(self, node: Node, predicate: str, value: Node, test: Callable[[Node], str | None]) -> Node:
+        expected = test(value)
+        if expected is not None:
+            raise self.malformed(node, predicate, value, expected)
+        return value
+
+    def _list(self, node: Node, predicate: str, value: Node) -> list[Node]:
+        """The members of a SHACL list parameter; anything else (a literal, a node that is no list,
+        a list that loops) is malformed."""
+        if value == _NIL:
+            return []
+        if not isinstance(value, (rdflib.BNode, rdflib.URIRef)) or not self._triples.has(value, _FIRST):
+            raise self.malformed(node, predicate, value, "a SHACL list")
+        try:
+            return self._triples.items(value)
+        except ValueError:
+            raise self.malformed(node, predicate, value, "a SHACL list (its rdf:rest loops)") from None
+
     def _shape_nodes(self) -> list:
         """The shapes SHACL validates directly: typed shapes and every node with a target."""
         g = self._triples
@@ -406,6 +631,8 @@ class ShapesModel:
         path = g.value(node, _SH.path)
         if path is not None:
             shape.is_property = True
+            if isinstance(path, rdflib.Literal):
+                raise self.malformed(node, SH + "path", path, "a property path (an IRI or a path expression)")
             shape.path = self.path(path)
         deactivated = g.value(node, _SH.deactivated)
         shape.deactivated = deactivated is not None and deactivated.toPython() is True  # type: ignore[attr-defined]  # a Literal
@@ -463,12 +690,28 @@ class ShapesModel:
             return Path("alt", tuple(self.path(p) for p in g.items(alternatives)), node)
         raise ShapesError(f"unsupported property path {node}")
 
-    def _value(self, name: str, value: Node) -> Shape | list[Shape] | list[Node] | Node:
-        """A parameter value as the engines want it: lists unrolled, shapes read."""
+    def _value(self, node: Node, name: str, value: Node) -> Shape | list[Shape] | list[Node] | Node:
+        """A parameter value as the engines want it, checked (``PARAMETER_KINDS``): lists unrolled,
+        shapes read."""
         kind = SHAPE_PARAMETERS.get(name)
+        test = PARAMETER_KINDS[name]
         if name in LIST_PARAMETERS:
-            items = self._triples.items(value)
+            items = self._list(node, SH + name, value)
+            cell: Node | None = value
+            for item in items:
+                expected = test(item)
+                if expected is not None:  # reported where the member is written
+                    error = self.malformed(node, SH + name, value, f"a list whose members are each {expected} "
+                                           f"(it holds {self._term(item)})")
+                    if cell is not None:
+                        error = ParameterError(error.what, *self._place(cell, str(rdflib.RDF.first), item),
+                                               error.shape)
+                    raise error
+                cell = self._triples.value(cell, rdflib.RDF.rest)
             return [self.shape(i) for i in items] if kind == "list" else items
+        self._checked(node, SH + name, value, test)
+        if name == "property" and not self._triples.has(value, _PATH):
+            raise self.malformed(node, SH + name, value, "a property shape (it has no sh:path)")
         if kind == "one":
             return self.shape(value)
         return value
@@ -485,10 +728,16 @@ class ShapesModel:
                 continue
             first = SH + mandatory[0]
             used.update(SH + p for p in mandatory + optional)
-            extras = {SH + p: self._value(p, by_predicate[SH + p][0]) for p in optional if SH + p in by_predicate}
+            extras = {SH + p: self._value(node, p, by_predicate[SH + p][0]) for p in optional if SH + p in by_predicate}
             # One constraint per value of the parameter (two sh:class values are two constraints).
             for value in sorted(by_predicate[first], key=str):
-                params = {first: self._value(mandatory[0], value), **extras}
+                params = {first: self._value(node, mandatory[0], value), **extras}
+                if first == SH + "pattern":  # compiled with its flags (x: verbose), as the engine compiles it
+                    flags = extras.get(SH + "flags")
+                    try:
+                        compile_pattern(value, flags if isinstance(flags, rdflib.Literal) else None)
+                    except re.error as exc:
+                        raise self.malformed(node, first, value, f"a regular expression ({exc})") from None
                 shape.constraints.append(Constraint(SH + local, params))
         for predicate, _values in by_predicate.items():
             component = self._parameters.get(predicate)
@@ -498,7 +747,8 @@ class ShapesModel:
             if not all(m in by_predicate for m in declared.mandatory):
                 continue
             used.update(declared.mandatory + declared.optional)
-            params = {p: by_predicate[p][0] for p in declared.mandatory + declared.optional if p in by_predicate}
+            params = {p: self._checked(node, p, by_predicate[p][0], declared.kinds.get(p, _anything))
+                      for p in declared.mandatory + declared.optional if p in by_predicate}
             shape.constraints.append(Constraint(component, params))
         for predicate in by_predicate:
             if predicate in used or predicate in _SHAPE_FIELDS or predicate in annotations:

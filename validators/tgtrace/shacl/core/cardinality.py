@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..component import component, param
+from ..component import Native, component, param
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,3 +26,7 @@ def _min_count(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], 
 def _max_count(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
     if len(values) > int(param(params, "maxCount")):
         yield None, None
+
+
+# The section's components, for SHACL Core's table (shacl/core/).
+COMPONENTS: tuple[Native, ...] = (_min_count, _max_count)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..component import param, per_value
+from ..component import Native, param, per_value
 
 if TYPE_CHECKING:
     from ...ground.graph import Node, TraceGraph
@@ -105,3 +105,7 @@ def _xone_types(params: Params, compiler: CompilerLike) -> TypesTest | None:
 def _xone(ctx: Context, params: Params) -> ValueTest:
     members = param(params, "xone")
     return lambda graph, v: sum(1 for s in members if ctx.conforms(s, v)) == 1
+
+
+# The section's components, for SHACL Core's table (shacl/core/).
+COMPONENTS: tuple[Native, ...] = (_not, _and, _or, _xone)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...ground.graph import key_from_rdflib
-from ..component import component, param, per_value, true
+from ..component import Native, component, param, per_value, true
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -43,3 +43,7 @@ def _in_compiled(params: Params, compiler: CompilerLike) -> str:
 def _in(ctx: Context, params: Params) -> ValueTest:
     allowed = frozenset(key_from_rdflib(m) for m in param(params, "in"))
     return lambda graph, v: v in allowed
+
+
+# The section's components, for SHACL Core's table (shacl/core/).
+COMPONENTS: tuple[Native, ...] = (_closed, _has_value, _in)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..component import component, param
+from ..component import Native, component, param
 from ..xsd import compare
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def _disjoint(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], p
             yield v, None
 
 
-def _less(local: str, accept: Callable[[int], bool]) -> None:
+def _less(local: str, accept: Callable[[int], bool]) -> Native:
     @component(local[0].upper() + local[1:] + "ConstraintComponent", local)
     def check(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], params: Params) -> Results:
         others = ctx.graph.values(focus, str(param(params, local)))
@@ -45,7 +45,12 @@ def _less(local: str, accept: Callable[[int], bool]) -> None:
                 order = compare(v, w)
                 if order is None or not accept(order):
                     yield v, None
+    return check
 
 
-_less("lessThan", lambda order: order < 0)
-_less("lessThanOrEquals", lambda order: order <= 0)
+_less_than = _less("lessThan", lambda order: order < 0)
+_less_than_or_equals = _less("lessThanOrEquals", lambda order: order <= 0)
+
+
+# The section's components, for SHACL Core's table (shacl/core/).
+COMPONENTS: tuple[Native, ...] = (_equals, _disjoint, _less_than, _less_than_or_equals)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...ground.namespaces import SH
-from ..component import component, param, per_value, true
+from ..component import Native, component, param, per_value, true
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,3 +46,7 @@ def _qualified(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node], 
 
 # Qualified results name one of two components; the engine reads them from the path slot.
 QUALIFIED_RESULT_COMPONENTS = {SH + "QualifiedMinCountConstraintComponent", SH + "QualifiedMaxCountConstraintComponent"}
+
+
+# The section's components, for SHACL Core's table (shacl/core/); sh:property is the engine's own.
+COMPONENTS: tuple[Native, ...] = (_node, _qualified)

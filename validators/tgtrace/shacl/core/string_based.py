@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 import pyoxigraph as ox
 
 from ...ground.graph import is_iri
-from ..component import component, param, per_value, true
+from ..component import Native, component, param, per_value, true
+
+# The shapes reader compiles each sh:pattern once to check it: the engine compiles it alike.
+from ..shapes import compile_pattern
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-    import rdflib
 
     from ...ground.graph import Node
     from ..component import CompilerLike, Context, Params, Results, ValueTest
@@ -42,16 +43,6 @@ def _min_length(ctx: Context, params: Params) -> ValueTest:
 def _max_length(ctx: Context, params: Params) -> ValueTest:
     n = int(param(params, "maxLength"))
     return lambda graph, v: (text := _lexical(v)) is not None and len(text) <= n
-
-
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
-
-
-def compile_pattern(pattern: rdflib.Literal | str, flags: rdflib.Literal | str | None = None) -> re.Pattern[str]:
-    value = 0
-    for flag in str(flags or ""):
-        value |= _FLAGS.get(flag, 0)
-    return re.compile(str(pattern), value)
 
 
 def pattern_ok(regex: re.Pattern[str], value: Node) -> bool:
@@ -97,3 +88,7 @@ def _unique_lang(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node]
     for _tag, count in seen.items():
         if count > 1:
             yield None, None
+
+
+# The section's components, for SHACL Core's table (shacl/core/).
+COMPONENTS: tuple[Native, ...] = (_min_length, _max_length, _pattern, _language_in, _unique_lang)

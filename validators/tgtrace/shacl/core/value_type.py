@@ -9,7 +9,7 @@ import pyoxigraph as ox
 
 from ...ground.graph import is_iri, to_rdflib
 from ...ground.namespaces import RDF, SH
-from ..component import param, per_value
+from ..component import Native, param, per_value
 from ..xsd import well_formed
 
 if TYPE_CHECKING:
@@ -80,3 +80,7 @@ def _node_kind_compiled(params: Params, compiler: CompilerLike) -> str:
 def _node_kind(ctx: Context, params: Params) -> ValueTest:
     kind = NODE_KINDS[str(param(params, "nodeKind"))]
     return lambda graph, v: kind(v)
+
+
+# The section's components, for SHACL Core's table (shacl/core/).
+COMPONENTS: tuple[Native, ...] = (_class, _datatype, _node_kind)
