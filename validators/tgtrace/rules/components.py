@@ -16,10 +16,12 @@ from functools import cache
 from typing import TYPE_CHECKING, NoReturn
 
 import pyoxigraph as ox
+import rdflib
 
 from ..ground.graph import DERIVED, Node, TraceGraph, is_iri
 from ..ground.namespaces import TG, TGL
 from ..shacl.component import TARGET_NODES, TARGET_TYPES, component, param, per_value, true
+from ..shacl.shapes import TARGETS_INSTANCES_OF
 from ..tracemodel.generations import infer
 from ..tracemodel.reader import reader_missed
 from ..tracemodel.traces import (
@@ -54,6 +56,24 @@ def is_json(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
+
+
+# The target types of candidates (shapes/components.ttl): each selects at least every node its
+# rule's component reports natively, so that the rule's verdict is the component's.
+
+TARGET_NODES[TGL + "DerivationCycleTarget"] = lambda graph, params: graph.on_cycles()
+TARGET_NODES[TGL + "IterationOutOfOrderTarget"] = lambda graph, params: graph.instances(TG + "Analysis")
+TARGET_NODES[TGL + "MislinkedThoughtTarget"] = lambda graph, params: graph.instances(TG + "Thought")
+
+
+def _subjects_of(predicate: str) -> Callable[[TraceGraph, AbstractSet[str], tuple[str, ...], _Params], bool]:
+    return lambda graph, types, predicates, params: predicate in predicates
+
+
+TARGET_TYPES[TGL + "UnusualTerminationTarget"] = _subjects_of(TG + "terminationReason")
+TARGET_TYPES[TGL + "CompletionClaimTarget"] = _subjects_of(TG + "terminationReason")
+TARGET_TYPES[TGL + "NonFlatJSONValueTarget"] = (
+    lambda graph, types, predicates, params: str(param(params, "valuesOf", TGL)) in predicates)
 
 
 @component("AcyclicDerivationConstraintComponent", "acyclicDerivation", namespace=TGL, own_values=True,
@@ -146,6 +166,14 @@ def _root_questions(graph: TraceGraph) -> list:
 # the roots that fail, found once per graph, so the other Questions cost nothing per node.
 
 TARGET_NODES[TGL + "RootQuestionTarget"] = lambda graph, params: _root_questions(graph)
+TARGET_NODES[TGL + "AnsweredTwiceTarget"] = lambda graph, params: _several_answers(graph, _switched_on("singleTerminalAnswer"))
+TARGET_NODES[TGL + "UnansweredTarget"] = lambda graph, params: _unanswered(graph, _switched_on("terminalAnswerRequired"))
+TARGET_NODES[TGL + "MixedModelTarget"] = lambda graph, params: _contradictory(graph, _switched_on("consistentTraceModel"))
+
+
+def _switched_on(parameter: str) -> _Params:
+    """A component's boolean parameter switched on, for the target types that select its candidates."""
+    return {TGL + parameter: rdflib.Literal(True)}
 
 
 def _several_answers(graph: TraceGraph, params: _Params) -> set:
@@ -218,6 +246,15 @@ def _leaves(graph: TraceGraph, params: _Params) -> set:
     return leaves(graph) if true(param(params, "chainContinues", TGL)) else set()
 
 
+def _chain_ends(graph: TraceGraph, params: _Params) -> list:
+    # The classes are the target type's (tgl:targetsInstancesOf), handed over with its parameters.
+    ends = leaves(graph)
+    return [node for cls in sorted(params.get(TARGETS_INSTANCES_OF, ())) for node in graph.instances(cls) if node in ends]
+
+
+TARGET_NODES[TGL + "ChainEndTarget"] = _chain_ends
+
+
 @component("ChainContinuesConstraintComponent", "chainContinues", namespace=TGL, own_values=True,
            candidates=_leaves)
 def _chain_continues(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
@@ -287,6 +324,22 @@ def _term_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[st
 
 
 TARGET_TYPES[TGL + "TermUsersTarget"] = _term_users
+
+
+def _undeclared_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[str, ...], params: _Params) -> bool:
+    namespace = str(param(params, "declaredPredicatesIn", TGL))
+    declared = _listed(str(param(params, "declaredPredicates", TGL)))
+    return any(p.startswith(namespace) and p not in declared for p in predicates)
+
+
+def _deprecated_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[str, ...], params: _Params) -> bool:
+    namespace = str(param(params, "notDeprecatedIn", TGL))
+    deprecated = _listed(str(param(params, "deprecatedPredicates", TGL)))
+    return any(p.startswith(namespace) and p in deprecated for p in predicates)
+
+
+TARGET_TYPES[TGL + "UndeclaredPredicateUsersTarget"] = _undeclared_users
+TARGET_TYPES[TGL + "DeprecatedPredicateUsersTarget"] = _deprecated_users
 
 
 def _unread(graph: TraceGraph, params: _Params) -> set:
