@@ -70,8 +70,8 @@ def _subjects_of(predicate: str) -> Callable[[TraceGraph, AbstractSet[str], tupl
     return lambda graph, types, predicates, params: predicate in predicates
 
 
-TARGET_TYPES[TGL + "UnusualTerminationTarget"] = _subjects_of(TG + "terminationReason")
-TARGET_TYPES[TGL + "CompletionClaimTarget"] = _subjects_of(TG + "terminationReason")
+TARGET_TYPES[TGL + "UnpermittedTerminationTarget"] = _subjects_of(TG + "terminationReason")
+TARGET_TYPES[TGL + "UnsupportedClaimTarget"] = _subjects_of(TG + "terminationReason")
 TARGET_TYPES[TGL + "NonFlatJSONValueTarget"] = (
     lambda graph, types, predicates, params: str(param(params, "valuesOf", TGL)) in predicates)
 
