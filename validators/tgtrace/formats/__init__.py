@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from types import ModuleType
 from typing import IO, Any
@@ -145,10 +145,35 @@ def _render(report: Report, output: Output, chosen: Format) -> str:
     return _writer(chosen.module).render(shown, output)
 
 
+_PIECE = 1 << 20  # characters of a report written to standard output at a time
+
+
+def _pieces(report: Report, output: Output) -> Iterator[str] | None:
+    """The report written piece by piece, safe as render makes it, where its writer gives pieces
+    (``pieces(report, output)``, which render joins) and its syntax lets each be made safe alone."""
+    chosen = FORMATS.get(output.format)
+    if chosen is None or output.statistics or chosen.syntax != "json":
+        return None
+    writer = _writer(chosen.module)
+    if not hasattr(writer, "pieces"):
+        return None
+    # Each piece is whole JSON values and the punctuation between them: escaped on its own.
+    return (safe_json(piece) for piece in writer.pieces(report.showing(output.show), output))
+
+
 def emit(report: Report, output: Output, stdout: IO[str] | None = None) -> None:
     """Write the report where ``output`` says, and its Markdown summary if one is asked for."""
     stdout = stdout or sys.stdout
-    text_ = render(report, output)
+    streamed = None if output.file else _pieces(report, output)
+    if streamed is not None:
+        # The report's text is never whole in memory: at a million triples the kept graph is
+        # alive while it is written (see run.lint.last_graph_kept).
+        for piece in streamed:
+            stdout.write(piece)
+        stdout.write("\n")
+        text_ = ""
+    else:
+        text_ = render(report, output)
     if output.file:
         write_atomic(output.file, text_ if text_.endswith("\n") else text_ + "\n")
     elif output.format == "text" and output.color and not output.statistics:
@@ -156,7 +181,11 @@ def emit(report: Report, output: Output, stdout: IO[str] | None = None) -> None:
         from rich.console import Console
         Console(file=stdout, highlight=False, soft_wrap=True, force_terminal=True).print(text_)
     elif text_:
-        stdout.write(text_ if text_.endswith("\n") else text_ + "\n")
+        # In pieces, without a copy of the text for its line break: each piece is encoded on its own.
+        for start in range(0, len(text_), _PIECE):
+            stdout.write(text_[start:start + _PIECE])
+        if not text_.endswith("\n"):
+            stdout.write("\n")
     if output.summary:
         summary = safe_layout(_writer("markdown").render(report.showing(output.show), output)) + "\n"
         if output.summary == "-":

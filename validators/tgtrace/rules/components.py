@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from functools import cache
 from typing import TYPE_CHECKING, NoReturn
 
 import pyoxigraph as ox
+import rdflib
 
 from ..ground.graph import DEFAULT_GRAPH, DERIVED, Node, TraceGraph, is_iri
 from ..ground.namespaces import TG, TGL
 from ..shacl.component import ComponentTable, component, param, per_value, table, true
 from ..shacl.core import CORE
+from ..shacl.shapes import TARGETS_INSTANCES_OF
 from ..tracemodel.behaviour import repeated_calls, roots_with_repeated_calls, stopped_loops
 from ..tracemodel.generations import infer
 from ..tracemodel.reader import reader_missed
@@ -62,6 +64,29 @@ def is_json(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
+
+
+# The target types of candidates (shapes/components.ttl): each selects at least every node its
+# rule's component reports natively, so that the rule's verdict is the component's.
+
+def _cycle_nodes(graph: TraceGraph, params: _Params) -> Iterable[Node]:
+    return graph.on_cycles()
+
+
+def _analyses(graph: TraceGraph, params: _Params) -> Iterable[Node]:
+    return graph.instances(TG + "Analysis")
+
+
+def _thoughts(graph: TraceGraph, params: _Params) -> Iterable[Node]:
+    return graph.instances(TG + "Thought")
+
+
+def _subjects_of(predicate: str) -> Callable[[TraceGraph, AbstractSet[str], tuple[str, ...], _Params], bool]:
+    return lambda graph, types, predicates, params: predicate in predicates
+
+
+def _values_of_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[str, ...], params: _Params) -> bool:
+    return str(param(params, "valuesOf", TGL)) in predicates
 
 
 @component("AcyclicDerivationConstraintComponent", "acyclicDerivation", namespace=TGL, own_values=True,
@@ -156,6 +181,23 @@ def _root_question_target(graph: TraceGraph, params: _Params) -> list:
 
 # The three components below judge a root Question by a whole-trace fact. Their candidates are
 # the roots that fail, found once per graph, so the other Questions cost nothing per node.
+
+
+def _switched_on(parameter: str) -> _Params:
+    """A component's boolean parameter switched on, for the target types that select its candidates."""
+    return {TGL + parameter: rdflib.Literal(True)}
+
+
+def _answered_twice(graph: TraceGraph, params: _Params) -> Iterable[Node]:
+    return _several_answers(graph, _switched_on("singleTerminalAnswer"))
+
+
+def _unanswered_roots(graph: TraceGraph, params: _Params) -> Iterable[Node]:
+    return _unanswered(graph, _switched_on("terminalAnswerRequired"))
+
+
+def _mixed_models(graph: TraceGraph, params: _Params) -> Iterable[Node]:
+    return _contradictory(graph, _switched_on("consistentTraceModel"))
 
 
 def _several_answers(graph: TraceGraph, params: _Params) -> set:
@@ -329,6 +371,24 @@ def _term_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[st
     return any(p.startswith(TG) for p in predicates)
 
 
+def _chain_ends(graph: TraceGraph, params: _Params) -> list:
+    # The classes are the target type's (tgl:targetsInstancesOf), handed over with its parameters.
+    ends = leaves(graph)
+    return [node for cls in sorted(params.get(TARGETS_INSTANCES_OF, ())) for node in graph.instances(cls) if node in ends]
+
+
+def _undeclared_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[str, ...], params: _Params) -> bool:
+    namespace = str(param(params, "declaredPredicatesIn", TGL))
+    declared = _listed(str(param(params, "declaredPredicates", TGL)))
+    return any(p.startswith(namespace) and p not in declared for p in predicates)
+
+
+def _deprecated_users(graph: TraceGraph, types: AbstractSet[str], predicates: tuple[str, ...], params: _Params) -> bool:
+    namespace = str(param(params, "notDeprecatedIn", TGL))
+    deprecated = _listed(str(param(params, "deprecatedPredicates", TGL)))
+    return any(p.startswith(namespace) and p in deprecated for p in predicates)
+
+
 def _unread(graph: TraceGraph, params: _Params) -> set:
     return reader_missed(graph) if true(param(params, "reachedByReader", TGL)) else set()
 
@@ -408,8 +468,25 @@ TRUSTGRAPH: ComponentTable = table(
     _consistent_trace_model, _permitted_termination, _chain_continues, _reason_matches_chain, _self_value,
     _highest_step, _answer_known, _value_links_focus, _declared_predicates, _stated_once, _not_deprecated,
     _reached_by_reader, _written_in, _repeated_call,
-    target_types={TGL + "TermUsersTarget": _term_users},
-    target_nodes={TGL + "RootQuestionTarget": _root_question_target, TGL + "StoppedLoopTarget": _stopped_loop_target},
+    target_types={
+        TGL + "TermUsersTarget": _term_users,
+        TGL + "UnpermittedTerminationTarget": _subjects_of(TG + "terminationReason"),
+        TGL + "UnsupportedClaimTarget": _subjects_of(TG + "terminationReason"),
+        TGL + "NonFlatJSONValueTarget": _values_of_users,
+        TGL + "UndeclaredPredicateUsersTarget": _undeclared_users,
+        TGL + "DeprecatedPredicateUsersTarget": _deprecated_users,
+    },
+    target_nodes={
+        TGL + "RootQuestionTarget": _root_question_target,
+        TGL + "StoppedLoopTarget": _stopped_loop_target,
+        TGL + "DerivationCycleTarget": _cycle_nodes,
+        TGL + "IterationOutOfOrderTarget": _analyses,
+        TGL + "MislinkedThoughtTarget": _thoughts,
+        TGL + "AnsweredTwiceTarget": _answered_twice,
+        TGL + "UnansweredTarget": _unanswered_roots,
+        TGL + "MixedModelTarget": _mixed_models,
+        TGL + "ChainEndTarget": _chain_ends,
+    },
 )
 # What the packaged rules are run with: SHACL Core's components and TrustGraph's.
 PACKAGED: ComponentTable = CORE | TRUSTGRAPH

@@ -27,7 +27,7 @@ from ..ground.errors import TgTraceError
 from ..ground.model import Severity
 from ..ground.namespaces import RDFS, SH, TGL
 from ..ground.resources import shapes_graph, shapes_paths
-from ..shacl.shapes import ShapesError, ShapesModel
+from ..shacl.shapes import TARGETS_INSTANCES_OF, ShapesError, ShapesModel
 from ..tracemodel.naming import prefixes
 
 if TYPE_CHECKING:
@@ -176,6 +176,8 @@ def _rules_of_with(shapes: ShapesModel, declared: dict[str, Family]) -> dict[str
         if shape is not None and shape.targets:
             owners.add(node)
         targets = {t.value for o in owners if o in shapes.shapes for t in shapes.shapes[o].targets if t.kind == "class"}
+        targets |= {c for o in owners if o in shapes.shapes for t in shapes.shapes[o].targets if t.kind == "custom"
+                    for c in t.value[1].get(TARGETS_INSTANCES_OF, ())}
         # The rule's example (tgl:fault), then the further faults it catches, in a stable order.
         example = [_fault(shapes, f) for f in g.objects(node, _TGL.fault)][:1]
         further = sorted((_fault(shapes, f) for f in g.objects(node, _TGL.furtherFault)),

@@ -523,7 +523,7 @@ class _Run:
             kind = self.engine.model.target_types[target.value[0]]
             query, prefixes = kind.select, kind.prefixes
             bindings = {p.rsplit("#", 1)[-1].rsplit("/", 1)[-1]: key_from_rdflib(v)
-                        for p, v in target.value[1].items() if v is not None}
+                        for p, v in target.value[1].items() if v is not None and p in kind.parameters}
         else:
             query, prefixes, bindings = target.value, target.prefixes, {}
         found: dict = {}

@@ -68,6 +68,13 @@ class StepIndex:
         self._cyclic: set | None = None
         self._forest: tuple | None = None
 
+    def cyclic(self) -> set:
+        """The nodes one or more steps from themselves."""
+        if self._cyclic is None:
+            self._strong_components()
+        assert self._cyclic is not None  # _strong_components made it
+        return self._cyclic
+
     def reachable(self, start: object, adjacency: dict) -> Iterator:
         """The nodes one or more steps from start, breadth first, each once."""
         seen = set()
@@ -172,6 +179,74 @@ class NearestPath(MulPath):
             yield subj, node
             if (node, rdf_type, self.stop) not in graph:
                 queue.extend(graph.objects(node, self.path))
+
+
+class CyclePath(MulPath):
+    """``step+`` in a triple pattern whose two ends are one variable (``?x p+ ?x``): the nodes on a
+    cycle, each paired with itself.
+
+    rdflib evaluates the pattern as every pair ``step+`` relates, neither end bound, and keeps the
+    pairs whose ends are the same node: a walk from every node, quadratic on a chain. The pairs of
+    a node with itself are exactly the nodes the index finds on a cycle (a strongly connected
+    component of more than one node, or a loop), so the pattern's solutions are unchanged. An end
+    bound (a node the query already knows) is answered from the index too."""
+
+    def __init__(self, step: Path | URIRef) -> None:
+        super().__init__(step, "+")
+
+    def eval(self, graph: Graph, subj: Node | None = None, obj: Node | None = None,  # type: ignore[override]
+             first: bool = True) -> Iterator[tuple[Node, Node]]:
+        if subj is not None and obj is not None and subj != obj:
+            yield from MulPath.eval(self, graph, subj, obj, first)  # two nodes: the index's reach
+            return
+        index = _cycle_index(graph, self.path)
+        node = subj if subj is not None else obj
+        if node is not None:
+            if node in index.cyclic():
+                yield node, node
+            return
+        for node in index.cyclic():
+            yield node, node
+
+
+_CYCLE_INDEXES: dict = {}  # (id of graph, inner path) -> (graph, StepIndex), while the engine runs
+
+
+def _cycle_index(graph: Graph, step: Path | URIRef) -> StepIndex:
+    key = (id(graph), repr(step))
+    entry = _CYCLE_INDEXES.get(key)
+    if entry is None or entry[0] is not graph:
+        entry = _CYCLE_INDEXES[key] = (graph, StepIndex(graph, step))
+    return entry[1]
+
+
+def cycles_of_one_variable(node: Algebra) -> int:
+    """Turn every triple pattern ``?x p+ ?x`` of a translated query (a single step p, the same
+    variable at both ends) into a :class:`CyclePath`; how many."""
+    marked = 0
+    stack = [node]
+    seen = set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if getattr(current, "name", None) == "BGP":
+            triples = []
+            for s, p, o in current.triples:
+                if (isinstance(s, Variable) and s == o and type(p) is MulPath and p.mod == "+"
+                        and _one_step(p.path)):
+                    p = CyclePath(p.path)
+                    marked += 1
+                triples.append((s, p, o))
+            current["triples"] = triples
+        if getattr(current, "name", None) in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+            stack.append(current.__dict__.get("graph"))
+        if isinstance(current, dict):
+            stack.extend(value for value in current.values() if value is not None)
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+    return marked
 
 
 def _conjuncts(expression: Algebra) -> list:

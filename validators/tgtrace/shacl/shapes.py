@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 _SH = rdflib.Namespace(SH)
 _TGL = rdflib.Namespace(TGL)
+# The key under which a custom target's parameters carry the classes its target type selects among
+# (tgl:targetsInstancesOf on the type), for the native implementation of the type.
+TARGETS_INSTANCES_OF = TGL + "targetsInstancesOf"
 
 class ShapesError(TgTraceError, ValueError):
     """A shapes graph the engines cannot run, in one line naming the shape and what is wrong."""
@@ -351,6 +354,9 @@ class TargetType:
     prefixes: dict[str, str]
     label: str = ""
     comment: str = ""
+    # The classes among whose instances it selects (tgl:targetsInstancesOf): a rule that uses it
+    # applies to them, as if it targeted them.
+    classes: tuple[str, ...] = ()
 
 
 _NOTHING: dict = {}
@@ -499,7 +505,8 @@ class ShapesModel:
                 raise ShapesError(f"{self.name(node)}: a SPARQL target type needs sh:select")
             self.target_types[str(node)] = TargetType(
                 iri=str(node), parameters=parameters, select=str(select), prefixes=self.prefixes(node),
-                label=self._text(node, RDFS + "label"), comment=self._text(node, RDFS + "comment"))
+                label=self._text(node, RDFS + "label"), comment=self._text(node, RDFS + "comment"),
+                classes=tuple(sorted(str(c) for c in g.objects(node, _TGL.targetsInstancesOf))))
 
     def _link_qualified_siblings(self, shape: Shape) -> None:
         for constraint in shape.constraints:
@@ -666,7 +673,9 @@ class ShapesModel:
             custom = [k for k in kinds if k in self.target_types]
             if custom:
                 kind = self.target_types[custom[0]]
-                params = {p: g.value(target, rdflib.URIRef(p)) for p in kind.parameters}
+                params: dict[str, Any] = {p: g.value(target, rdflib.URIRef(p)) for p in kind.parameters}
+                if kind.classes:
+                    params[TARGETS_INSTANCES_OF] = frozenset(kind.classes)
                 targets.append(Target("custom", (kind.iri, params), kind.prefixes))
             elif SH + "SPARQLTarget" in kinds or g.value(target, _SH.select) is not None:
                 targets.append(Target("sparql", str(g.value(target, _SH.select)), self.prefixes(target)))
