@@ -157,6 +157,7 @@ def test_every_operation_and_example_is_exercised(verdicts):
 REFERENCE_SAMPLE = [m for path in EXAMPLES for m in mutants(path)][::50]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutant", REFERENCE_SAMPLE, ids=lambda m: f"{m.example}:{m.operation}:{m.focus[-24:]}>{m.target[-24:]}")
 def test_reference_engine_agrees(mutant):
     fast = {(f.rule, f.focus) for f in tgtrace.lint(list(mutant.quads), engine="fast", fail_on="never")}

@@ -36,6 +36,7 @@ def test_example_has_no_errors(path):
         assert report.traces, "every example holds at least one trace"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", example_traces(".nq"), ids=lambda p: p.name)
 def test_engines_agree_on_examples(path):
     fast = {(f.rule, f.focus) for f in tgtrace.lint(path, engine="fast")}

@@ -145,6 +145,7 @@ def test_fault_is_reported_on_its_node(mutation):
 SAMPLE = MUTATIONS[::9]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutation", SAMPLE, ids=lambda m: m.id)
 def test_fast_engine_matches_pyshacl(mutation):
     fast = {(f.rule, f.focus) for f in tgtrace.lint(mutation.quads, engine="fast", fail_on="never")}
