@@ -111,7 +111,11 @@ def test_every_rule_example_is_the_faulty_trace_as_turtle(rule):
         shown = set(ox.parse(block.encode(), format=ox.RdfFormat.TURTLE))
         shown_triples = {(t.subject, t.predicate, t.object) for t in shown}
         assert {(q.subject, q.predicate, q.object) for q in example.added} <= shown_triples
-        assert not {(q.subject, q.predicate, q.object) for q in example.removed} & shown_triples
+        # A statement the fault writes in another named graph is the same triple, said in a comment.
+        moved = {q.triple for q in example.added}
+        assert not {(q.subject, q.predicate, q.object) for q in example.removed if q.triple not in moved} & shown_triples
+        if any(q.triple in moved for q in example.removed):
+            assert "of these statements (marked) in the" in block
         assert ("# <- the fault" in block) == bool(example.added)
         assert ("# the fault removed" in block) or example.added
 

@@ -54,7 +54,8 @@ MALFORMED = {
     "in": '"1 2"', "path": '"tg:query"',
 }
 # The project's own parameters, by their declaration's sh:datatype or sh:nodeKind: (good, malformed).
-DECLARED = {XSD + "boolean": ("true", '"yes"'), XSD + "string": ('"x"', "tg:Question"),
+DECLARED = {XSD + "boolean": ("true", '"yes"'), XSD + "integer": ("3", '"three"'),
+            XSD + "string": ('"x"', "tg:Question"),
             SH + "IRI": ("<urn:graph:retrieval>", '"urn:graph:retrieval"')}
 MARK = "# the malformed value"
 

@@ -18,6 +18,7 @@ show them.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -251,16 +252,18 @@ class Capture:
     """The cases as one graph, and tg-trace's pairs on it."""
 
     def __init__(self, cases: Sequence | None = None):
-        self.triples, self.expected = [], set()
+        quads, self.expected = [], set()
         for number, (_, nquads, expected) in enumerate(_cases() if cases is None else cases):
-            quads = list(ox.parse(nquads, format=ox.RdfFormat.N_QUADS))
             tag = f"case{number}"
-            self.triples += [ox.Triple(_renamed(q.subject, tag), q.predicate, _renamed(q.object, tag)) for q in quads]
+            quads += [ox.Quad(_renamed(q.subject, tag), q.predicate, _renamed(q.object, tag), q.graph_name)
+                      for q in ox.parse(nquads, format=ox.RdfFormat.N_QUADS)]
             if expected is not None:
                 self.expected.add((expected[0], _renamed_iri(expected[1], tag)))
-        self.triples = list(dict.fromkeys(self.triples))
+        quads = list(dict.fromkeys(quads))
+        # As convert --state-graphs --to ntriples writes it: one graph, where each subject was written stated.
+        stated = ox.parse(_graphs_stated(ox.serialize(quads, format=ox.RdfFormat.N_QUADS)), format=ox.RdfFormat.N_QUADS)
+        self.triples = list(dict.fromkeys([q.triple for q in quads] + [q.triple for q in stated]))
         self.ntriples = ox.serialize(self.triples, format=ox.RdfFormat.N_TRIPLES)
-        quads = [ox.Quad(t.subject, t.predicate, t.object) for t in self.triples]
         self.pairs = {(f.rule, f.focus) for f in tgtrace.lint(quads, fail_on="never")}
         assert self.expected <= self.pairs, sorted(self.expected - self.pairs)
 
@@ -296,10 +299,23 @@ def _rdflib_reads(nquads: bytes) -> bool:
     return b"<<(" not in nquads
 
 
+def _graphs_stated(nquads: bytes) -> bytes:
+    """What ``tg-trace convert --state-graphs`` adds to a trace, so that an engine that sees one
+    graph judges the named-graph rules: one tgl:namedGraph statement per graph a subject is in."""
+    from tgtrace.ground.graph import term
+    from tgtrace.inputs.loaders import load
+    from tgtrace.tracemodel.traces import graph_statements
+
+    stated = [ox.Quad(*map(term, triple)) for item in load(io.BytesIO(nquads), "nquads")
+              for triple in graph_statements(item.graph())]
+    return ox.serialize(stated, format=ox.RdfFormat.N_QUADS) or b""
+
+
 def _pyshacl_data(nquads: bytes) -> rdflib.Graph:
-    """The trace as pySHACL's user gives it: rdflib reads it and its named graphs are merged into
-    one graph; a trace rdflib cannot read (RDF 1.2 triple terms) is given, as the docs say, with
+    """The trace as pySHACL's user gives it, written by ``tg-trace convert --state-graphs``:
+    rdflib reads it and its named graphs are merged into one graph; a trace rdflib cannot read (RDF 1.2 triple terms) is given, as the docs say, with
     each triple term reified as a blank node of type rdf:Statement."""
+    nquads += _graphs_stated(nquads)
     if _rdflib_reads(nquads):
         dataset = rdflib.Dataset()
         dataset.parse(data=nquads, format="nquads")

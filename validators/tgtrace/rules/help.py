@@ -160,12 +160,26 @@ def _shown_fault(fault: Fault, folder: Path) -> str | None:
     lines = example.failing.split("\n")
     for number in example.failing_marks:
         lines[number - 1] += "  # <- the fault"
+    # A statement written in another named graph is the same triple: Turtle shows no graph, so
+    # the block says where each marked one went.
+    was = {q.triple: q.graph_name for q in example.removed}
+    moves: dict[tuple[str, str], int] = {}
+    for quad in example.added:
+        if quad.triple in was and was[quad.triple] != quad.graph_name:
+            move = (_graph_text(was[quad.triple]), _graph_text(quad.graph_name))
+            moves[move] = moves.get(move, 0) + 1
+    if moves:
+        lines = [f"# the fault writes {count} of these statements (marked) in {new}, not in {old}"
+                 for (old, new), count in moves.items()] + lines
     # What the fault took away, unless it put another value in its place (the marked line shows it).
     replaced = {(q.subject, q.predicate) for q in example.added}
+    moved = {q.triple for q in example.added}
     kept = {q.subject for q in example.after}
     missing: list[str] = []
     gone: dict = {}
     for quad in example.removed:
+        if quad.triple in moved:
+            continue  # written elsewhere, said above
         if quad.subject not in kept:
             gone[quad.subject] = gone.get(quad.subject, 0) + 1
         elif (quad.subject, quad.predicate) not in replaced:
@@ -175,6 +189,10 @@ def _shown_fault(fault: Fault, folder: Path) -> str | None:
     if missing:
         lines += ["", *missing]
     return "\n".join(lines)
+
+
+def _graph_text(graph: ox.NamedNode | ox.BlankNode | ox.DefaultGraph) -> str:
+    return "the default graph" if isinstance(graph, ox.DefaultGraph) else f"the named graph {term_text(graph)}"
 
 
 def _paragraph(text: str) -> str:

@@ -52,7 +52,11 @@ def _path_values(graph: TraceGraph, path: Path, node: Node) -> list:
     if kind == "inverse":
         if arg.kind == "pred":
             return list(graph.subjects(arg.arg, node))
-        # ^(p/q): nodes from which the inner path reaches node.
+        # An inverse is walked backwards from the node, through the inverse index, never by asking
+        # every subject whether it reaches the node (that is quadratic in the graph).
+        reversed_path = _inverted(arg)
+        if reversed_path is not None:
+            return _path_values(graph, reversed_path, node)
         return [s for s in graph.out if node in _path_values(graph, arg, s)]
     if kind == "alt":
         seen: dict = {}
@@ -87,6 +91,25 @@ def _path_values(graph: TraceGraph, path: Path, node: Node) -> list:
             frontier = reached
         return list(found)
     raise ShapesError(f"unsupported path kind {kind}")
+
+
+def _inverted(path: Path) -> Path | None:
+    """The path that walks ``path`` backwards: ^^p is p, ^(a|b) is ^a|^b, ^(a/b) is ^b/^a, ^(p*)
+    is (^p)*; None where the engine has no such form."""
+    kind, arg = path.kind, path.arg
+    if kind == "pred":
+        return Path("inverse", path)
+    if kind == "inverse":
+        return arg
+    if kind in ("alt", "seq"):
+        parts = [_inverted(p) for p in arg]
+        if any(p is None for p in parts):
+            return None
+        return Path(kind, tuple(parts if kind == "alt" else reversed(parts)))
+    if kind in ("zeroOrMore", "oneOrMore", "zeroOrOne"):
+        inner = _inverted(arg)
+        return None if inner is None else Path(kind, inner)
+    return None
 
 
 def implemented(components: ComponentTable) -> frozenset[str]:
