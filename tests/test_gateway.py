@@ -149,6 +149,23 @@ def test_lint_reads_a_collection_directly(trustgraph, published):
     assert status == 0, stderr
 
 
+def test_a_collections_audit_is_the_one_its_capture_gives(trustgraph, published):
+    """lint -C opens with the same audit as the example it was published from (its file aside)."""
+    collections, _ = published
+    status, stdout, stderr = run("lint", *connection(trustgraph), "-C", collections["supervisor.json"],
+                                 "--format", "json")
+    assert status == 0, stderr
+    pulled = json.loads(stdout)["audit"]
+    status, stdout, _ = run("lint", str(EXAMPLES / "supervisor.json"), "--format", "json", "--no-config")
+    local = json.loads(stdout)["audit"]
+    assert pulled["traces"] == local["traces"] == 1 and pulled["slowest"][0]["duration_ms"]
+
+    def unfiled(audit: dict) -> str:
+        return json.dumps({**audit, "slowest": [{**r, "file": None} for r in audit["slowest"]],
+                           "longest": [{**r, "file": None} for r in audit["longest"]]}, sort_keys=True)
+    assert unfiled(pulled) == unfiled(local)
+
+
 def one_line(status, stdout, stderr):
     assert status == 2
     assert stdout == ""

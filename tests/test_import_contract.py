@@ -245,7 +245,7 @@ def _file_name(module: str) -> str:
 # ``__all__``, only the names listed there). Anything else is an internal that may change unseen.
 DOCS_PUBLIC = ("", "ground.namespaces", "tracemodel.naming", "ground.resources", "rules.help", "shacl.shapes", "rules",
                "tracemodel.vocabulary", "tracemodel.generations", "tracemodel.traces", "rules.bundle", "inputs.loaders", "api",
-               "views.traces", "views.diff", "formats", "formats.diagram", "formats.diff", "formats.listshow",
+               "views.traces", "views.audit", "views.diff", "formats", "formats.diagram", "formats.diff", "formats.listshow",
                "cli", "run.options")
 DOCS_GEN = ROOT / "docs" / "gen"
 

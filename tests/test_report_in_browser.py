@@ -82,6 +82,31 @@ def test_the_report_renders_offline_with_every_diagram(page, report, shots):
     assert screenshot(client, shots / "report.png").stat().st_size > 20_000
 
 
+def test_the_report_opens_with_the_audit_and_its_plots(page, report, shots):
+    """The first screen is the audit: the traces by pattern, the behaviour findings by rule and the
+    plots drawn in the page (no request made for them); a slowest trace's link opens its diagram."""
+    client, found = page
+    assert found["remote"] == [] and found["failed"] == []
+    client.evaluate("window.scrollTo(0, 0)")
+    time.sleep(0.2)
+    audit = client.evaluate("""(() => {const a = document.querySelector('#audit'), r = a.getBoundingClientRect();
+        return {top: r.top, height: innerHeight, text: a.innerText,
+                plots: Array.from(a.querySelectorAll('svg.plot')).map(s => {const b = s.getBoundingClientRect();
+                    return [b.width, b.height, s.querySelectorAll('rect').length]})}})()""")
+    assert 0 <= audit["top"] < audit["height"] / 2
+    assert f"Audit of {1 + len(INPUTS)} traces" in audit["text"] and "Termination reasons" in audit["text"]
+    behaviours = {f["rule"] for f in report[1] if f["family"] == "behaviour"}
+    assert behaviours and all(code in audit["text"] for code in behaviours)
+    assert len(audit["plots"]) >= 3 and all(w > 100 and h > 50 and bars >= 1 for w, h, bars in audit["plots"])
+    screenshot(client, shots / "report-audit.png", full_page=False)
+    target = client.evaluate("document.querySelector('#audit-slowest a').getAttribute('href')")
+    click(client, "#audit-slowest a")
+    time.sleep(0.3)
+    assert in_view(client, f"{target} .diagram")["visible"] or in_view(client, target)["visible"]
+    assert client.evaluate("location.hash") == target
+    client.evaluate("history.replaceState(null, '', location.pathname)")
+
+
 def test_a_click_on_a_finding_scrolls_to_its_node_and_back(page, shots):
     client, _ = page
     client.evaluate("window.scrollTo(0, 0)")

@@ -31,6 +31,7 @@ from .formats import (
     diagram,
     emit,
     live,
+    needs_audit,
     needs_views,
     refuse_statistics,
 )
@@ -50,6 +51,7 @@ from .run.baseline import Baseline
 from .run.lint import graphs_not_judged, last_graph_kept
 from .run.settings import Output, Settings, shown_from
 from .tracemodel.traces import PATTERNS, graph_statements
+from .views import audit
 from .views import traces as traceviews
 
 if TYPE_CHECKING:
@@ -392,8 +394,7 @@ def lint(paths: tuple[str | io.BytesIO | Input, ...], fmt: str | None, color: bo
         if settings.cluster:
             report = cluster.lint(*paths, settings=settings)
         else:
-            # A report that shows the traces' views has the run build them in its pass.
-            visit = traceviews.ViewsVisit(max_depth=limits.DEPTH_CEILING, refuse=False) if needs_views(settings.output.format) else None
+            visit = _report_visit(settings.output)
             report = api.lint(*paths, settings=settings, progress=bar.update if bar else None, visit=visit)
     finally:
         if bar:
@@ -417,6 +418,17 @@ def lint(paths: tuple[str | io.BytesIO | Input, ...], fmt: str | None, color: bo
         click.echo(f"tg-trace: ontology coverage {report.coverage.percent:.1f}% is below the minimum of "
                    f"{settings.min_coverage:g}%", err=True)
     sys.exit(0 if report.passed else 1)
+
+
+def _report_visit(output: Output) -> Callable[..., None] | None:
+    """What the run builds of each graph for the report asked for, in its one pass: the traces'
+    views for a report that shows them, each trace's audit record for one that opens with the
+    audit (the Markdown --summary too)."""
+    views = traceviews.ViewsVisit(max_depth=limits.DEPTH_CEILING, refuse=False)
+    keep = needs_views(output.format)
+    if (needs_audit(output.format) and not output.statistics) or output.summary:
+        return audit.AuditVisit(views, keep=keep)
+    return views if keep else None
 
 
 _RDF_NAMES = {"nquads": "N-Quads", "trig": "TriG", "ntriples": "N-Triples"}

@@ -43,16 +43,17 @@ REGISTRY: tuple[Format, ...] = (
            "(the default in a terminal)", "text", statistics=True),
     Format("concise", "one line per finding, grouped by trace", "text", statistics=True),
     Format("json", "the findings, each with its advice (accepted values, fix, rule page), and a summary as one "
-           "JSON document", "json", statistics=True, syntax="json"),
+           "JSON document, with the audit of the traces", "json", statistics=True, syntax="json", audit=True),
     Format("sarif", "SARIF 2.1.0 for code scanning (GitHub, GitLab, Azure DevOps)", "sarif", syntax="json"),
     Format("junit", "JUnit XML: a test suite per file, a test case per trace", "junit"),
     Format("github", "GitHub Actions annotations on the diff (the default when GITHUB_ACTIONS=true)", "github",
            statistics=True),
     Format("gitlab", "GitLab Code Quality JSON for merge requests (artifacts:reports:codequality)", "gitlab",
            syntax="json"),
-    Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "markdown"),
-    Format("html", "one self-contained HTML page (summary, traces, findings, diagrams), for a CI artifact", "html",
-           views=True),
+    Format("markdown", "a Markdown summary (what --summary appends to a CI job's summary page)", "markdown",
+           audit=True),
+    Format("html", "one self-contained HTML page (the audit with its plots, summary, traces, findings, diagrams), "
+           "for a CI artifact", "html", views=True, audit=True),
     Format("shacl", "a W3C SHACL validation report in Turtle (sh:ValidationReport, one sh:result per finding)",
            "shacl", syntax="turtle"),
     Format("text", "one line per finding, as tg-trace lint --format concise prints them", "live", kind=LIVE),
@@ -75,6 +76,12 @@ def needs_views(name: str, kind: str = "report") -> bool:
     """Whether the format ``name`` shows the traces' views (the run must build them)."""
     found = of_kind(kind).get(name)
     return found is not None and found.views
+
+
+def needs_audit(name: str, kind: str = "report") -> bool:
+    """Whether the format ``name`` opens with the audit of the traces (the run must record it)."""
+    found = of_kind(kind).get(name)
+    return found is not None and found.audit
 
 
 def of_kind(kind: str) -> dict[str, Format]:

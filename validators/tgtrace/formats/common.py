@@ -119,3 +119,6 @@ class Format:
     # Whether the report it writes shows the traces' views (steps, diagrams, excerpts): the face
     # then asks the run to build them in its one pass (``report.views``).
     views: bool = False
+    # Whether it opens with the audit of the traces (tgtrace.views.audit): the face then asks the
+    # run for each trace's record in its one pass (``report.audit``).
+    audit: bool = False

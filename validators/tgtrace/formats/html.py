@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from ..ground.escaping import printable
 from ..ground.model import Report, Severity
@@ -20,6 +21,7 @@ from ..rules import all_rules
 from ..rules.advice import advise
 from ..run.settings import Output
 from ..tracemodel.naming import short_iri
+from ..views.audit import summarize
 from ..views.traces import TraceView
 from . import diagram
 from .common import census, not_shown, plural, shown_location, shown_path
@@ -44,6 +46,9 @@ code.iri{word-break:normal;white-space:nowrap}.scroll{overflow-x:auto}
 #findings{table-layout:fixed;min-width:62em}#findings td{overflow-wrap:anywhere}
 #findings .c-severity{width:6em}#findings .c-rule{width:4.5em}#findings .c-family{width:7.5em}
 #findings .c-where{width:11em}#findings .c-node{width:14em}
+#audit .plots{display:flex;flex-wrap:wrap;gap:12px}#audit figure{margin:0}#audit figcaption{font-size:12px}
+#audit .grid{display:flex;flex-wrap:wrap;gap:24px}#audit .grid>div{min-width:14em}#audit table{width:auto}
+#audit td.n{text-align:right}#audit td{overflow-wrap:anywhere}svg.plot rect{fill:#5c6bc0}svg.plot text{font-size:10px;fill:#455a64}
 @media (max-width:600px){header,main{padding:8px 10px}section{padding:8px}header h1{font-size:18px}}
 """
 
@@ -120,6 +125,83 @@ def _diagram(view: TraceView, prefix: str) -> str:
     return f'<div class="diagram">{_ids(svg, prefix)}</div>'
 
 
+def _table(head: Iterable[str], rows: Iterable[Iterable[object]], numeric_from: int = 1) -> str:
+    """A small table of the audit; the cells from ``numeric_from`` on are numbers, right-aligned."""
+    cells = "".join(f"<th>{_e(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i >= numeric_from else f"<td>{c}</td>"
+                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _n(value: int | None) -> str:
+    return "" if value is None else f"{value:,}"
+
+
+# A plot's size in px: its bars share the width, the height is the tallest bar's.
+PLOT_WIDTH, PLOT_HEIGHT = 240, 70
+
+
+def _plot(data: dict[str, Any] | None, caption: str, unit: str) -> str:
+    """A distribution as an inline SVG histogram (its bins in powers of two), drawn here: the
+    report loads nothing. Each bar's tooltip gives its bin and count."""
+    if data is None:
+        return ""
+    bins = data["bins"]
+    tallest = max(b["count"] for b in bins)
+    width = PLOT_WIDTH / len(bins)
+    bars = []
+    for index, b in enumerate(bins):
+        height = max(1.0, PLOT_HEIGHT * b["count"] / tallest)
+        x, y = index * width, PLOT_HEIGHT - height
+        bars.append(f'<rect x="{x + 1:.1f}" y="{y:.1f}" width="{max(1.0, width - 2):.1f}" height="{height:.1f}">'
+                    f'<title>{b["from"]:,} to {b["to"]:,} {_e(unit)}: {b["count"]:,}</title></rect>')
+    axis = (f'<text x="0" y="{PLOT_HEIGHT + 12}">{bins[0]["from"]:,}</text>'
+            f'<text x="{PLOT_WIDTH}" y="{PLOT_HEIGHT + 12}" text-anchor="end">{bins[-1]["to"]:,} {_e(unit)}</text>')
+    summary = (f'{data["count"]:,} · median {data["median"]:,} · p90 {data["p90"]:,} · max {data["max"]:,}')
+    return (f'<figure><svg class="plot" role="img" width="{PLOT_WIDTH}" height="{PLOT_HEIGHT + 16}" '
+            f'viewBox="0 0 {PLOT_WIDTH} {PLOT_HEIGHT + 16}" xmlns="http://www.w3.org/2000/svg">'
+            f'<title>{_e(caption)}</title>{"".join(bars)}{axis}</svg>'
+            f"<figcaption><b>{_e(caption)}</b><br>{summary}</figcaption></figure>")
+
+
+def _audit(audit: dict[str, Any], prefix_of: dict[tuple, str]) -> str:
+    """The audit at a glance: traces by pattern and release, termination reasons, findings by
+    rule, the distributions drawn as plots, and the slowest and longest traces linked to their
+    diagrams."""
+    def rules(rows: list[dict]) -> str:
+        return _table(("rule", "severity", "findings", "traces"),
+                      ((f'<a href="#rule-{_e(r["rule"])}">{_e(r["rule"])}</a>', _e(r["severity"]),
+                        _n(r["findings"]), _n(r["traces"])) for r in rows), 2) if rows else "<p>none</p>"
+
+    def traces(rows: list[dict]) -> str:
+        def name(r: dict) -> str:
+            prefix = prefix_of.get((r["file"], r["trace"]))
+            shown = _e(r["question"] or r["trace"])
+            return f'<a href="#{prefix}">{shown}</a>' if prefix else shown
+        return _table(("trace", "pattern", "steps", "duration (ms)", "tokens"),
+                      ((name(r), _e(r["pattern"]), _n(r["steps"]), _n(r["duration_ms"]), _n(r["tokens"]))
+                       for r in rows), 2)
+
+    grid = [
+        "<div><h3>Traces by pattern and release</h3>" + _table(
+            ("pattern", "release", "traces"),
+            ((_e(r["pattern"]), _e(r["release"]), _n(r["traces"])) for r in audit["patterns"]), 2) + "</div>",
+        "<div><h3>Termination reasons</h3>" + _table(
+            ("reason", "traces"), ((_e(r["reason"]), _n(r["traces"])) for r in audit["termination"])) + "</div>",
+        f'<div id="audit-conformance"><h3>Conformance findings by rule</h3>{rules(audit["conformance"])}</div>',
+        f'<div id="audit-behaviour"><h3>Behaviour findings by rule</h3>{rules(audit["behaviour"])}</div>',
+    ]
+    plots = [_plot(audit["iterations"], "iterations per agent trace", "iterations")]
+    for row in audit["step_kinds"]:
+        plots.append(_plot(row["duration_ms"], f"{row['kind']}: duration", "ms"))
+        plots.append(_plot(row["tokens"], f"{row['kind']}: tokens", "tokens"))
+    return (f'<section id="audit"><h2>Audit of {plural(audit["traces"], "trace")}</h2>'
+            f'<div class="grid">{"".join(grid)}</div>'
+            f'<h3>Distributions</h3><div class="plots">{"".join(p for p in plots if p)}</div>'
+            f'<div class="grid"><div id="audit-slowest"><h3>Slowest traces</h3>{traces(audit["slowest"])}</div>'
+            f'<div id="audit-longest"><h3>Longest traces</h3>{traces(audit["longest"])}</div></div></section>')
+
+
 def render(report: Report, output: Output | None = None) -> str:
     root = getattr(output, "root", None)
     rules = all_rules()
@@ -156,6 +238,8 @@ def render(report: Report, output: Output | None = None) -> str:
         + (f'<span class="muted" id="not-shown">{not_shown(report)}</span>' if report.not_shown else "")
         + "</div></section>",
     ]
+    if report.audit is not None:
+        parts.append(_audit(summarize(report.audit, report.findings), prefix_of))
     # Traces.
     # Its heading counts its rows; a trace that several files hold has a row for each file.
     rows = f'<span id="traces-shown">{len(views)}</span>'

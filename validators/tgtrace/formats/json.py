@@ -1,8 +1,9 @@
-"""Machine-readable findings: {"findings": [...], "traces": [...], "summary": {...}}.
+"""Machine-readable findings: {"findings": [...], "traces": [...], "summary": {...}, "audit": {...}}.
 
 Each finding carries the advice the text format prints under it (``advice``: the message with
 its value quoted, the notes, the accepted values, the nearest one, the fix and the rule's page),
-so a tool reading JSON can show a person what the terminal shows.
+so a tool reading JSON can show a person what the terminal shows. ``audit`` is the audit of the
+traces (``tgtrace.views.audit.summarize``), when the run recorded it (``tg-trace lint``'s JSON does).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from ..ground.model import Finding, Report
 from ..rules.advice import advise
 from ..run.settings import Output
+from ..views.audit import summarize
 
 
 def finding_dict(finding: Finding) -> dict[str, Any]:
@@ -31,12 +33,15 @@ def pieces(report: Report, output: Output) -> Iterator[str]:
     """The text json.dumps(document, indent=2) gives, in pieces: each finding dumped on its own, so
     that a report is written without its whole text, nor a piece of text per token of every
     finding (40 MB for 7,000 findings), nor every finding's dictionary, alive at once."""
-    rest = json.dumps({
+    document: dict[str, Any] = {
         "findings": [],
         "traces": [{"root": root, "file": file, "trace_model": report.trace_models.get(root)}
                    for root, file in report.traces.items()],
         "summary": report.summary(),
-    }, indent=2, ensure_ascii=False)
+    }
+    if report.audit is not None:
+        document["audit"] = summarize(report.audit, report.findings)
+    rest = json.dumps(document, indent=2, ensure_ascii=False)
     if not report.findings:
         yield rest
         return

@@ -132,6 +132,9 @@ class Report:
     # The trace views a face asked the run to build from each graph it judged (a views.traces
     # TraceView each), None when it asked for none: the HTML report reads them, never the inputs again.
     views: list[Any] | None = None
+    # The audit's record of each trace (a views.audit TraceFacts: a few numbers, never a graph),
+    # None when no format asked for it: the reports that open with the audit sum them up.
+    audit: list[Any] | None = None
     # What the run says once about what it could not judge (the named graphs of inputs whose
     # format carries none): every format shows these notes beside its summary.
     notes: list[str] = field(default_factory=list)

@@ -143,6 +143,8 @@ class InputResult:
     graphs_unjudged: bool = False
     # What a face's visit built of the graph (the trace views), when it asked for it.
     views: list | None = None
+    # The audit's small record of each trace (a views.audit TraceFacts), when a face asked for it.
+    audit: list | None = None
 
 
 @cache
@@ -644,6 +646,9 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
         report.findings.extend(result.findings)
         if result.views is not None:
             report.views = (report.views or []) + result.views
+        if result.audit is not None:  # extended in place: a stream gives a result per trace
+            report.audit = report.audit if report.audit is not None else []
+            report.audit.extend(result.audit)
         report.traces.update(result.traces)
         for root, file in result.traces.items():
             files_of.setdefault(root, set()).add(file)

@@ -13,6 +13,7 @@ import re
 from tgtrace.api import lint
 from tgtrace.formats import diagram, listshow, render
 from tgtrace.tracemodel.traces import AGENT_PATTERNS, RAG_PATTERNS
+from tgtrace.views import audit
 from tgtrace.views import traces as traceviews
 
 from ..context import DIAGRAM_MARK, Context, SiteError, rel_html
@@ -36,7 +37,9 @@ def _path(context: Context, name: str) -> str:
 
 def pages(context: Context) -> dict[str, str]:
     """The HTML report of the examples, a page of the site of its own."""
-    report = lint(*(_path(context, name) for name in REPORT_EXAMPLES))
+    # The run builds the traces' views and their audit in its pass, as `lint --format html` has it.
+    visit = audit.AuditVisit(traceviews.ViewsVisit(), keep=True)
+    report = lint(*(_path(context, name) for name in REPORT_EXAMPLES), visit=visit)
     # Files named relative to the checkout (examples/...), as the README and the tests name them.
     return {REPORT: render(report, "html", root=str(context.examples_dir.parent))}
 
