@@ -10,6 +10,9 @@ import sys
 import pytest
 from conftest import ROOT
 
+# Slow: runs the benchmark (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 RUN = ROOT / "benchmarks" / "run.py"
 GENERATE = ROOT / "benchmarks" / "generate_corpus.py"
 NEEDS_EMITTER = "trustgraph-base (the real emitter, a test-only dependency) is not importable"

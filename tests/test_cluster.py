@@ -28,6 +28,9 @@ from tgtrace.run.settings import Settings
 from tgtrace.tracemodel.traces import TRUSTGRAPH
 from tgtrace.views import traces as traceviews
 
+# Slow: starts a Dask cluster (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 fsspec = pytest.importorskip("fsspec")

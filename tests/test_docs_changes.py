@@ -13,6 +13,9 @@ from rdflib import OWL, RDF, Literal, URIRef
 from tgtrace.ground import resources
 from tgtrace.ground.namespaces import TG
 
+# Slow: builds the docs site (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 V23 = ROOT / "docs" / "data" / "trustgraph-2.3.ttl"
 
 

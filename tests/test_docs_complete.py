@@ -20,6 +20,9 @@ from tgtrace.ground import resources
 from tgtrace.ground.namespaces import TG
 from tgtrace.rules import bundle
 
+# Slow: builds the docs site (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 PATTERN_PAGES = (
     "graphrag",
     "document-rag",

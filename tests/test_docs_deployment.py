@@ -9,8 +9,12 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
 import yaml
 from tgtrace.cli import main
+
+# Slow: runs the deployment page's commands against the real deployment (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "deployment.md"
 

@@ -24,6 +24,9 @@ import pytest
 from browser_support import chromium, screenshot, visit
 from docs_support import ROOT, built_site, is_external, read_pages, resolve
 
+# Slow: builds the docs site and opens it in Chromium (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 # CI publishes this folder as an artefact; keep the name stable.
 SCREENSHOTS = ROOT / "ci-artifacts" / "docs-screenshots"
 

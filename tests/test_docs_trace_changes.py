@@ -10,6 +10,9 @@ import pytest
 from docs_support import ROOT, built_site
 from tgtrace.tracemodel.generations import release_key
 
+# Slow: builds the docs site (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 RELEASES = ROOT / "examples" / "releases"
 
 

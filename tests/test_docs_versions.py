@@ -14,6 +14,9 @@ import yaml
 from conftest import ROOT
 from docs_support import require
 
+# Slow: builds the versioned docs (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 # What the docs build reads; the rest of the checkout (virtualenv, history, artefacts, caches, the tests'
 # JavaScript engines) is not copied: tests running beside this one may be writing there (.hypothesis).

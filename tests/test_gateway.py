@@ -24,6 +24,9 @@ from gateway_rig import group_events
 from tgtrace import api
 from tgtrace.cli import main
 
+# Slow: starts the real TrustGraph deployment on RabbitMQ (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 ANSWER = "https://trustgraph.ai/ns/Answer"
 # Every example of the bundle, the captures of TrustGraph's own services (their explain events as

@@ -18,6 +18,9 @@ import pyoxigraph as ox
 import pytest
 from hostile_gateway import DERIVED, RDF_TYPE, TG, HostileGateway, answer, flow_ok, iri, literal, triple
 
+# Slow: hostile gateways, each a process of its own, with bursts of large frames (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "tg_hostile-secret-0123456789"
 # Every character an output may not show raw, inside a literal and an IRI.

@@ -16,6 +16,9 @@ import pytest
 from conftest import EXAMPLES
 from gateway_rig import RDF_TYPE, RigError, capture_events, deployment, group_events
 
+# Slow: starts the real TrustGraph deployment on RabbitMQ (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
 

@@ -10,8 +10,12 @@ import gzip
 import json
 import random
 
+import pytest
 from conftest import EXAMPLES
 from hostile_support import assert_linear, assert_refused, assert_survived, run
+
+# Slow: each case a process of its own, decompression bombs among them (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
 
 
 def _members(tmp_path, count: int, padding: int):

@@ -27,6 +27,9 @@ from hostile_support import (
     write,
 )
 
+# Slow: each case a process of its own, nesting thousands deep on every command (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 MATRIX = ROOT / "tests" / "hostile_matrix.py"
 
 

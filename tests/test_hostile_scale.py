@@ -9,6 +9,9 @@ from __future__ import annotations
 import pytest
 from hostile_support import assert_linear, assert_survived, cycles, fan_out, run, write
 
+# Slow: each case a process of its own at the scale that used to take minutes (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 COMMANDS = [("lint",), ("show",), ("diff",)]
 
 

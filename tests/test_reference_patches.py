@@ -9,6 +9,9 @@ import tgtrace
 from conftest import EXAMPLES, example_traces
 from tgtrace.shacl import patches
 
+# Slow: the reference engine (pySHACL) patched and stock, on every example (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 
 def _findings(path) -> list[dict]:
     return sorted((f.to_dict() for f in tgtrace.lint(path, engine="shacl", fail_on="never")),

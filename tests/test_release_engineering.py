@@ -39,6 +39,9 @@ import yaml
 from conftest import EXAMPLES, ROOT
 from rdflib.namespace import OWL, RDF
 
+# Slow: builds the release's packages and docs (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]
 WORKFLOWS = ROOT / ".github" / "workflows"

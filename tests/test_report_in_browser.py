@@ -20,6 +20,9 @@ from conftest import EXAMPLES
 from test_format_html import misdirected
 from tgtrace.cli import main
 
+# Slow: opens HTML reports in headless Chromium (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 # Clean traces (a supervisor with sub-agents, GraphRAG) and two with warnings of different rules.
 INPUTS = ("graph-rag.nq", "supervisor.nq", "orchestrator-react-max-iterations.nq", "legacy-react-one-shot.nq")
 

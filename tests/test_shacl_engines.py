@@ -45,6 +45,9 @@ from tgtrace.rules import all_rules, bundle, families
 from tgtrace.shacl.reference import ToRdflib
 from tgtrace.shacl.shapes import CORE_COMPONENTS
 
+# Slow: the other SHACL engines (TopBraid on Java, pyrudof, two on Node, pySHACL) on every case (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 SHAPES = ROOT / "shapes"
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")

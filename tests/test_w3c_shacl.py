@@ -55,6 +55,7 @@ def test_reference_xfail_names_approved_cases():
     assert set(REFERENCE_XFAIL) <= {case.id for case in APPROVED}
 
 
+@pytest.mark.slow  # the reference engine (pySHACL) on every case
 @pytest.mark.parametrize("case", list(_reference_params()))
 def test_reference_engine_passes(case):
     found = problems(case, "reference")

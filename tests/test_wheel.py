@@ -8,6 +8,9 @@ import zipfile
 import pytest
 from conftest import EXAMPLES, ROOT
 
+# Slow: builds and installs the wheel (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
