@@ -18,6 +18,9 @@ import yaml
 from conftest import EXAMPLES, ROOT
 from formats_support import sarif_validator
 
+# Slow: runs each CI template's commands (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 GITLAB = ROOT / "ci-templates" / "gitlab" / "tg-trace.gitlab-ci.yml"
 ACTION = ROOT / "action.yml"
 

@@ -16,6 +16,9 @@ from conftest import EXAMPLES
 from tgtrace.cluster import lint as cluster
 from tgtrace.run.settings import SettingsError
 
+# Slow: starts Dask clusters (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 distributed = pytest.importorskip("distributed")  # the cluster extra, as in test_cluster.py
 import cryptography  # noqa: E402,F401  (a test dependency: Dask makes the certificates with it)
 from distributed.security import Security  # noqa: E402

@@ -135,6 +135,7 @@ MALFORMABLE = [c for c in CASES if c[1] != SH + "hasValue"]
 IDS = [_name(p) for _, p in MALFORMABLE]
 
 
+@pytest.mark.slow  # `tg-trace check` on a copy of the shapes for each parameter
 @pytest.mark.parametrize(("component", "parameter"), MALFORMABLE, ids=IDS)
 def test_a_malformed_parameter_is_a_check_finding_on_its_line(tmp_path, component, parameter):
     folder, path, line = _copy_with(tmp_path, component, parameter)

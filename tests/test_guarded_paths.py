@@ -17,6 +17,9 @@ import pytest
 import rdflib
 from conftest import EXAMPLES, ROOT
 
+# Slow: each case a process of its own under a memory limit (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 # A real trace with an error (its final Answer's type removed): a gate that is on fails on it.
 CLEAN = EXAMPLES / "orchestrator-react-multi-iteration.nq"
 SHACL_REPORT = rdflib.URIRef("http://www.w3.org/ns/shacl#ValidationReport")

@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES
 
+# Slow: each case a process of its own under a memory limit (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 TG = "https://trustgraph.ai/ns/"
 TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 DERIVED = "http://www.w3.org/ns/prov#wasDerivedFrom"

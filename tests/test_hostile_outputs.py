@@ -15,6 +15,9 @@ from conftest import EXAMPLES
 from fuzz import output_problem
 from tgtrace.formats import DIFF_FORMATS, FORMATS
 
+# Slow: each case a process of its own under a memory limit (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 TG = "https://trustgraph.ai/ns/"
 # Terminal escapes (retitle, bell), a forged GitHub workflow command on a new line, a carriage
 # return, bidi overrides and isolates, NUL, a C1 control, what XML 1.0 forbids, a line separator.

@@ -11,6 +11,9 @@ import pytest
 from conftest import EXAMPLES
 from hostile_support import assert_refused, run
 
+# Slow: each case a process of its own under a memory limit (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 TRACE = str(EXAMPLES / "graph-rag.nq")
 
 CONFIGURATIONS = [

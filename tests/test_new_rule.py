@@ -21,6 +21,9 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, ROOT, shapes_with_rule
 
+# Slow: adds a rule as a contributor does and builds its docs page (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 NEW_RULE = '''
 tgsh:StepNumberShape a sh:NodeShape ;
     rdfs:label "Step number" ;

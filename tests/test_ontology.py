@@ -17,6 +17,9 @@ from rdflib.namespace import OWL, RDF, RDFS, SKOS
 from tgtrace.ground.namespaces import PROV, TG
 from tgtrace.rules import selfcheck
 
+# Slow: runs the HermiT reasoner on Java (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 ONTOLOGY = ROOT / "ontology" / "trustgraph.ttl"
 PROV_O = ROOT / "tests" / "data" / "prov-o.ttl"

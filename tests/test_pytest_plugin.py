@@ -14,6 +14,9 @@ import pytest
 from tgtrace.inputs.loaders import InputError
 from tgtrace.pytest_plugin import assert_trace_conforms
 
+# Slow: runs pytest in a process of its own for each case (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 ANSWER_TYPE = " <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://trustgraph.ai/ns/Answer> "

@@ -16,6 +16,9 @@ from test_hostile_inputs import DERIVED, TG, TYPE, _write_nq, tg_trace
 from tgtrace.shacl.patches import each_query_parsed_once, indexed_transitive_paths
 from tgtrace.shacl.paths import cycles_of_one_variable
 
+# Slow: the reference engine (pySHACL) on long paths (`python -m pytest -m "not slow"` leaves it out; CI runs it).
+pytestmark = pytest.mark.slow
+
 P, Q = URIRef("urn:p"), URIRef("urn:q")
 NODES = [URIRef(f"urn:n{i}") for i in range(7)]
 
