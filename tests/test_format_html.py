@@ -83,3 +83,27 @@ def test_findings_link_to_their_node_and_to_the_rule_docs(tmp_path):
     # Filters by rule, family and severity offer what was found.
     for name in ("rule", "family", "severity"):
         assert f'<select class="filter" name="{name}">' in text
+
+
+def _html_report(tmp_path, name: str, source: str, stdin: bytes | None = None) -> str:
+    out = tmp_path / name
+    result = CliRunner().invoke(main, ["lint", "--format", "html", "-o", str(out), source], input=stdin)
+    assert result.exit_code == 1, result.output
+    return out.read_text()
+
+
+def test_the_report_of_standard_input_is_the_report_of_the_file(tmp_path):
+    """A trace piped in gets the report the same file gets: its traces, their diagrams with the faulty
+    step outlined, and each finding's source excerpt (the run keeps what it read, never the disk)."""
+    from tgtrace.rules import all_rules
+
+    data = all_rules()["C001"].faults[0].apply(EXAMPLES)
+    path = tmp_path / "broken.nq"
+    path.write_bytes(data)
+    from_file = _html_report(tmp_path, "file.html", str(path))
+    from_stdin = _html_report(tmp_path, "stdin.html", "-", stdin=data)
+    assert from_stdin.count("<svg") == from_file.count("<svg") > 0
+    assert from_stdin.count('<pre class="source">') == from_file.count('<pre class="source">') > 0
+    # The same page, but for the input's name (escaped where the page shows it).
+    named = re.compile(r"&lt;stdin&gt;|<stdin>|" + re.escape(str(path)))
+    assert named.sub("F", from_stdin) == named.sub("F", from_file)

@@ -273,7 +273,7 @@ def render(report: Report, output: Output | None = None) -> str:
                  + "".join(f'<col class="c-{name}">' for name in ("severity", "rule", "family", "message", "where", "node"))
                  + "</colgroup><thead><tr><th>severity</th><th>rule</th><th>family</th><th>message</th>"
                  "<th>where</th><th>node</th></tr></thead><tbody>")
-    sources = excerpts(report.findings)
+    sources = excerpts(report.findings, report.held)
     for finding in report.findings:
         node = node_of.get((finding.file, finding.focus))
         trace = prefix_of.get((finding.file, finding.trace), "")

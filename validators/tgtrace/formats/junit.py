@@ -54,7 +54,7 @@ def to_element(report: Report, root: str | Path | None = None) -> ET.Element:
         trace = finding.trace if finding.trace in report.traces else None
         suites[file][trace].append(finding)
 
-    sources = excerpts(report.findings)
+    sources = excerpts(report.findings, report.held)
     top = ET.Element("testsuites", name="tg-trace")
     total_tests = total_failures = 0
     for file, cases in suites.items():

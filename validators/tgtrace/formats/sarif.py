@@ -144,7 +144,7 @@ def to_sarif(report: Report, rules: dict[str, Rule] | None = None, root: str | N
     index = {rule.code: i for i, rule in enumerate(rules.values())}
     results = []
     seen: Counter = Counter()
-    sources = excerpts(report.findings)
+    sources = excerpts(report.findings, report.held)
     for finding in report.findings:
         if finding.rule not in index:
             index[finding.rule] = len(descriptors)

@@ -114,7 +114,7 @@ def render(report: Report, output: Output) -> str:
         lines += [finding_line(f, color, root) for f in report.findings]
         lines.append(summary_line(report))
         return "\n".join(lines)
-    sources = {} if concise else excerpts(report.findings)
+    sources = {} if concise else excerpts(report.findings, report.held)
     for (file, trace), group in groupby(report.findings, key=lambda f: (f.file, f.trace)):
         shown = shown_path(file, root)
         model = report.trace_models.get(trace) if trace else None

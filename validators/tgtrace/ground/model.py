@@ -132,6 +132,9 @@ class Report:
     # The trace views a face asked the run to build from each graph it judged (a views.traces
     # TraceView each), None when it asked for none: the HTML report reads them, never the inputs again.
     views: list[Any] | None = None
+    # The text of each input that was no file (standard input), by its name: what its findings'
+    # excerpts are read from, as a file's are read from the file. Kept from the run to the report.
+    held: dict[str, bytes] = field(default_factory=dict)
     # The audit's record of each trace (a views.audit TraceFacts: a few numbers, never a graph),
     # None when no format asked for it: the reports that open with the audit sum them up.
     audit: list[Any] | None = None

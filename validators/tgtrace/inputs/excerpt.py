@@ -5,8 +5,8 @@ JSON-LD term as it is written there: a prefixed name, ``a``, a literal in any of
 Read after the run, from the files the findings name: each file once, up to the last line asked
 for, so the cost is one pass over the files that have findings (and, for Turtle, TriG and
 JSON-LD, one walk of ``positions.py`` over their text to that line). A compressed file's lines are
-its decompressed text's, as its findings' lines are. Input that was not a file (standard input,
-Python objects) has no excerpt.
+its decompressed text's, as its findings' lines are. Input that was no file is read from the text
+the run kept of it (``held``: standard input's); Python objects have no excerpt.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,20 +76,35 @@ def _text_of(file: str) -> Iterator[io.BufferedReader | None]:
             yield None if binary_kind(head) else stream
 
 
-def source_lines(wanted: Iterable[tuple[str | None, int | None]], span: int = 1) -> dict[tuple[str, int], str]:
+@contextmanager
+def _source(file: str, held: Mapping[str, bytes]) -> Iterator[io.BufferedReader | None]:
+    """The text of a file, or of an input that was no file from what the run kept of it."""
+    if file in held:
+        text = held[file]
+        yield None if binary_kind(text[:8192]) else io.BufferedReader(io.BytesIO(text))
+        return
+    with _text_of(file) as handle:
+        yield handle
+
+
+def _readable(file: str | None, held: Mapping[str, bytes]) -> bool:
+    return file is not None and (file in held or (file not in _NOT_A_FILE and os.path.isfile(file)))
+
+
+def source_lines(wanted: Iterable[tuple[str | None, int | None]], span: int = 1,
+                 held: Mapping[str, bytes] | None = None) -> dict[tuple[str, int], str]:
     """The text of each (file, line) asked for, and of the ``span - 1`` lines after it, that can
-    be read; each file read once."""
+    be read (a file's, or the text ``held`` of an input that was no file); each read once."""
+    held = held or {}
     by_file: dict[str, set[int]] = {}
     for file, line in wanted:
-        if file not in _NOT_A_FILE and line:
+        if line and _readable(file, held):
             by_file.setdefault(str(file), set()).update(range(int(line), int(line) + span))
     found: dict[tuple[str, int], str] = {}
     for file, lines in by_file.items():
-        if not os.path.isfile(file):
-            continue
         last = max(lines)
         try:
-            with _text_of(file) as handle:
+            with _source(file, held) as handle:
                 for number, raw in enumerate(handle or (), start=1):
                     if number in lines:
                         found[(file, number)] = raw.decode("utf-8", errors="replace").rstrip("\r\n")
@@ -116,7 +131,7 @@ def _syntax(file: str, head: bytes) -> str | None:
     return _WRITTEN.get(suffix)
 
 
-def _statements(findings: list[Finding]) -> dict[str, dict[int, list[Written]]]:
+def _statements(findings: list[Finding], held: Mapping[str, bytes]) -> dict[str, dict[int, list[Written]]]:
     """The statements written on the findings' lines, of each Turtle, TriG or JSON-LD file."""
     by_file: dict[str, dict[int, set[str]]] = {}
     for finding in findings:
@@ -124,10 +139,10 @@ def _statements(findings: list[Finding]) -> dict[str, dict[int, list[Written]]]:
         lines.setdefault(int(finding.line), set()).add(finding.focus)  # type: ignore[arg-type]  # those with a line
     found: dict[str, dict[int, list[Written]]] = {}
     for file, lines in by_file.items():
-        if file in _NOT_A_FILE or not os.path.isfile(file):
+        if not _readable(file, held):
             continue
         try:
-            with _text_of(file) as handle:
+            with _source(file, held) as handle:
                 if handle is None:
                     continue
                 syntax = _syntax(file, handle.peek(65536)[:65536])
@@ -160,13 +175,14 @@ def _written_span(finding: Finding, statements: list[Written]) -> Span | None:
     return next((w.spans[0] for w in statements if w.subject == focus and w.spans[0].line == finding.line), None)
 
 
-def excerpts(findings: Iterable[Finding]) -> dict:
+def excerpts(findings: Iterable[Finding], held: Mapping[str, bytes] | None = None) -> dict:
     """Each finding (with a file and line) -> its :class:`Excerpt`, the term at fault located:
     its value, else its predicate, else its focus (the focus alone when the value is missing; a
     node-level rule names the focus as its value, and then the predicate is the term at fault)."""
     findings = [f for f in findings if f.line]
-    lines = source_lines(((f.file, f.line) for f in findings), SPAN)
-    statements = _statements(findings)
+    held = held or {}
+    lines = source_lines(((f.file, f.line) for f in findings), SPAN, held)
+    statements = _statements(findings, held)
     out = {}
     for finding in findings:
         file, first = str(finding.file), int(finding.line)  # type: ignore[arg-type]  # those with a line

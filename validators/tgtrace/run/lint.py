@@ -145,6 +145,8 @@ class InputResult:
     views: list | None = None
     # The audit's small record of each trace (a views.audit TraceFacts), when a face asked for it.
     audit: list | None = None
+    # The text of an input that was no file (standard input), by its name, for its excerpts.
+    held: dict = field(default_factory=dict)
 
 
 @cache
@@ -421,7 +423,16 @@ LOSSY_INPUT = "I001"
 def lint_input(source: Input, settings: Settings = DEFAULTS, visit: Visit | None = None,
                only: Callable[[str], bool] | None = None) -> Iterator[InputResult]:
     """One input's results: one for a file, one per completed trace group for an explain stream."""
-    yield from _judged(_lint_input(source, settings, visit, only), [source], settings)
+    for result in _judged(_lint_input(source, settings, visit, only), [source], settings):
+        _hold(result, [source])
+        yield result
+
+
+def _hold(result: InputResult, items: Sequence[Input]) -> None:
+    """The text of the inputs that were no file (standard input) kept with a result that has
+    findings: their excerpts are read from it, as a file's are read from the file."""
+    if result.findings:
+        result.held = {item.name: item.text for item in items if item.path is None and item.text is not None}
 
 
 def _lint_input(source: Input, settings: Settings, visit: Visit | None = None,
@@ -497,6 +508,7 @@ def lint_capture(items: Sequence[Input], settings: Settings = DEFAULTS, visit: V
     each finding names the part (and its line) that holds its triple."""
     with tg.collector_paused():
         result = _judge(capture_graph(items), settings, items, visit, only)
+    _hold(result, items)
 
     def results() -> Iterator[InputResult]:
         for item in items:
@@ -649,6 +661,7 @@ def report_of(results: Iterable[InputResult], settings: Settings = DEFAULTS) -> 
         if result.audit is not None:  # extended in place: a stream gives a result per trace
             report.audit = report.audit if report.audit is not None else []
             report.audit.extend(result.audit)
+        report.held.update(result.held)
         report.traces.update(result.traces)
         for root, file in result.traces.items():
             files_of.setdefault(root, set()).add(file)
