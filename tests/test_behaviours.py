@@ -130,3 +130,16 @@ def test_arguments_compare_as_json_values():
     assert arguments_key('{"a": "\\u0041"}') == arguments_key('{"a": "A"}')
     assert arguments_key('{"a": 1}') != arguments_key('{"a": 2}')
     assert arguments_key("not json, at all") == arguments_key("not json,at all")
+
+
+def test_a_loop_finding_names_the_repeated_call_and_a_stopped_loop_its_iterations():
+    """B001's note names the tool, its arguments and each call; B004's how many iterations ran."""
+    def notes(code: str) -> tuple:
+        data = all_rules()[code].faults[0].apply(EXAMPLES)
+        found = tgtrace.lint(io.BytesIO(data), input_format="nquads", fail_on="never", select=[code])
+        return next(f.notes for f in found.findings if f.rule == code)
+
+    loop, = notes("B001")
+    assert loop.startswith('"nobel-registry" called 3 times with the arguments {"laureate": "Marie Curie"')
+    assert all(f"/i{n}>" in loop for n in (1, 2, 3))
+    assert notes("B004") == ("the loop ran 3 iterations before it stopped",)

@@ -22,6 +22,7 @@ from ..ground.graph import DERIVED, Node, TraceGraph
 from ..ground.model import Finding, Hit
 from ..ground.namespaces import RDF_TYPE, SH, TG, TGL
 from ..tracemodel import naming
+from ..tracemodel.behaviour import iterations, repeated_call_groups
 from ..tracemodel.naming import curie, shorten
 from ..tracemodel.traces import ANSWERS, CHAIN, MIXINS, leaves
 from ..tracemodel.vocabulary import ontology_terms, replacements
@@ -185,6 +186,8 @@ def _replacement(rule: Rule, finding: Finding) -> tuple[bool, str | None]:
 
 _TERMINAL_ANSWER_REQUIRED = TGL + "TerminalAnswerRequiredConstraintComponent"
 _MIN_COUNT = SH + "MinCountConstraintComponent"
+_REPEATED_CALL = TGL + "RepeatedCallConstraintComponent"
+_STOPPED_LOOP = TGL + "StoppedLoopTarget"
 # The part of a derivation rule's message that says what its entities derive from ("a Focus
 # derives from its Exploration"), before what the finding found instead.
 _DERIVES_FROM = re.compile(r"^(.*\bderives (?:only )?from .*?),? not \{\?value\}$")
@@ -199,7 +202,36 @@ def capture_notes(graph: TraceGraph, hit: Hit) -> tuple[str, ...]:
         return _unlinked_answers(graph, hit.focus)  # type: ignore[arg-type]  # a hit's focus is a node of the graph
     if hit.component == _MIN_COUNT and hit.path == DERIVED:
         return _expected_predecessor(graph, hit.focus)  # type: ignore[arg-type]  # a hit's focus is a node of the graph
+    if hit.component == _REPEATED_CALL:
+        return _repeated(graph, hit)
+    if _targets(hit, _STOPPED_LOOP):
+        count = iterations(graph, hit.focus)  # type: ignore[arg-type]  # a hit's focus is a node of the graph
+        return (f"the loop ran {count} iteration{'' if count == 1 else 's'} before it stopped",)
     return ()
+
+
+def _targets(hit: Hit, target_type: str) -> bool:
+    """Whether the hit's shape selects its focus nodes with the target type ``target_type``."""
+    return any(t.kind == "custom" and t.value[0] == target_type for t in getattr(hit.shape, "targets", ()))
+
+
+_SHOWN_CALLS = 5  # calls a note names before it says how many more
+
+
+def _repeated(graph: TraceGraph, hit: Hit) -> tuple[str, ...]:
+    """Each tool the trace calls with equal arguments as often as the rule counts, its arguments
+    and its calls (the Analyses), in order."""
+    constraint = next((c for c in getattr(hit.shape, "constraints", ()) if c.component == _REPEATED_CALL), None)
+    at_least = constraint.params.get(TGL + "repeatedCalls") if constraint is not None else None
+    if at_least is None:
+        return ()
+    notes = []
+    for tool, arguments, calls in repeated_call_groups(graph, hit.focus, int(at_least)):  # type: ignore[arg-type]  # a node
+        shown = ", ".join(f"<{call}>" for call in calls[:_SHOWN_CALLS])
+        more = f" and {len(calls) - _SHOWN_CALLS} more" if len(calls) > _SHOWN_CALLS else ""
+        text = arguments if len(arguments) <= 80 else arguments[:79] + "…"
+        notes.append(f"{quoted(tool)} called {len(calls)} times with the arguments {text}: {shown}{more}")
+    return tuple(notes)
 
 
 

@@ -54,6 +54,27 @@ def _order_keys(graph: TraceGraph, call: str) -> list[str]:
     return [f"{1000 + len(number or '')} {number or ''} {call}" for number in numbers]
 
 
+def repeated_call_groups(graph: TraceGraph, root: Node, at_least: int) -> list[tuple[str, str, list[str]]]:
+    """(tool, arguments as written, its calls in order) of each tool and arguments that the trace of
+    ``root`` calls ``at_least`` times or more, in the order of their first call."""
+    groups: dict[tuple, set[str]] = defaultdict(set)
+    written: dict[tuple, str] = {}
+    for call in graph.descendants(root):
+        if not is_iri(call) or _ANALYSIS not in graph.types_of(call):
+            continue
+        for tool in (text_of(a) for a in graph.values(call, _ACTION)):
+            for argument in graph.values(call, _ARGUMENTS):
+                key = (tool, arguments_key(text_of(argument)))
+                groups[key].add(call)  # type: ignore[arg-type]  # is_iri: a str
+                written.setdefault(key, text_of(argument) or "")
+    found = []
+    for key, calls in groups.items():
+        if len(calls) >= at_least:
+            ordered = [call for _, call in sorted(min((k, c) for k in _order_keys(graph, c)) for c in calls)]
+            found.append((key[0] or "", written[key], ordered))
+    return sorted(found, key=lambda group: min(_order_keys(graph, group[2][0])))
+
+
 def repeated_calls(graph: TraceGraph, root: Node, at_least: int) -> set[Node]:
     """The last call of each tool and arguments that the trace of ``root`` (what derives from it)
     calls ``at_least`` times or more: its Analyses (IRIs), grouped by the text of tg:action and
@@ -116,5 +137,5 @@ def iterations(graph: TraceGraph, node: Node) -> int:
     return len(found)
 
 
-__all__ = ["MAX_ITERATIONS_REASON", "arguments_key", "iterations", "repeated_calls", "roots_with_repeated_calls",
-           "stopped_loops"]
+__all__ = ["MAX_ITERATIONS_REASON", "arguments_key", "iterations", "repeated_call_groups", "repeated_calls",
+           "roots_with_repeated_calls", "stopped_loops"]
