@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import signal
 import socket
 import subprocess
@@ -168,6 +169,28 @@ def test_a_collections_audit_is_the_one_its_capture_gives(trustgraph, published)
                            "longest": [{**r, "file": None} for r in audit["longest"]]}, sort_keys=True)
     assert unfiled(pulled) == unfiled(local)
 
+
+
+def test_the_html_report_of_a_collection_is_the_report_of_its_pull(trustgraph, published, tmp_path):
+    """lint -C, a pull piped into lint and the pull's file give one HTML report: the same traces,
+    diagrams and source excerpts (the run keeps what it read; nothing is read again)."""
+    collections, _ = published
+    pulled = tmp_path / "pulled.nq"
+    assert run("pull", *connection(trustgraph), "-C", collections["faulty"], "-o", str(pulled))[0] == 0
+    pages = {}
+    for name, args, stdin in (("file", [str(pulled)], None), ("stdin", ["-"], pulled.read_bytes()),
+                              ("collection", [*connection(trustgraph), "-C", collections["faulty"]], None)):
+        out = tmp_path / f"{name}.html"
+        result = CliRunner().invoke(main, ["lint", "--format", "html", "-o", str(out), *args], input=stdin,
+                                    catch_exceptions=False)
+        assert result.exit_code == 1, result.output
+        pages[name] = out.read_text()
+    assert pages["file"].count('<pre class="source">') > 0 and pages["file"].count("<svg") > 0
+    # The same page but for the input's name: the file's, <stdin>, the collection's.
+    named = re.compile("|".join(map(re.escape, (str(pulled), "&lt;stdin&gt;", "<stdin>")))
+                       + r"|[\w.-]+/" + re.escape(collections["faulty"]) + r"\.nq")
+    assert named.sub("F", pages["stdin"]) == named.sub("F", pages["file"])
+    assert named.sub("F", pages["collection"]) == named.sub("F", pages["file"])
 
 def one_line(status, stdout, stderr):
     assert status == 2

@@ -101,6 +101,9 @@ class Input:
     # Whether the input carries graph names, where its format alone does not say (an rdflib Graph
     # does not, a Dataset does; a workspace export's graphs are put back by class, not read).
     graph_names: bool | None | str = BY_FORMAT
+    # The text of an input held as quads (a pull), as the command that writes them would write it:
+    # what the excerpts of its findings are read from, made only when it has findings.
+    rendered: Callable[[], bytes] | None = None
 
     @property
     def carries_graphs(self) -> bool | None:

@@ -120,7 +120,8 @@ def quads_input(name: str, quads: list[ox.Quad]) -> Input:
     lines: dict[tuple, int | None] = {}
     for number, quad in enumerate(quads, start=1):
         lines.setdefault((quad.subject, quad.predicate, quad.object), number)
-    return Input(name, "nquads", lambda: iter(quads), _lines=lines, size=len(quads))
+    return Input(name, "nquads", lambda: iter(quads), _lines=lines, size=len(quads),
+                 rendered=lambda: ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b"")
 
 
 def _parse_json(name: str, data: bytes | str, line: int | None = None) -> Any:

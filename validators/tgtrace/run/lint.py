@@ -429,10 +429,12 @@ def lint_input(source: Input, settings: Settings = DEFAULTS, visit: Visit | None
 
 
 def _hold(result: InputResult, items: Sequence[Input]) -> None:
-    """The text of the inputs that were no file (standard input) kept with a result that has
-    findings: their excerpts are read from it, as a file's are read from the file."""
+    """The text of the inputs that were no file (standard input, a pull's quads as `pull` writes
+    them) kept with a result that has findings: their excerpts are read from it, as a file's are
+    read from the file."""
     if result.findings:
         result.held = {item.name: item.text for item in items if item.path is None and item.text is not None}
+        result.held.update((item.name, item.rendered()) for item in items if item.rendered is not None)
 
 
 def _lint_input(source: Input, settings: Settings, visit: Visit | None = None,
