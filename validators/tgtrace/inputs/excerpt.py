@@ -87,6 +87,12 @@ def _source(file: str, held: Mapping[str, bytes]) -> Iterator[io.BufferedReader 
         yield handle
 
 
+def names_no_file(name: str | None) -> bool:
+    """Whether ``name`` is what a loader calls input that came from no file (standard input): the
+    excerpts of its findings are read from the text the run kept of it."""
+    return name in _NOT_A_FILE
+
+
 def _readable(file: str | None, held: Mapping[str, bytes]) -> bool:
     return file is not None and (file in held or (file not in _NOT_A_FILE and os.path.isfile(file)))
 

@@ -27,6 +27,7 @@ from ..ground.graph import Node, TraceGraph
 from ..ground.locations import Parts
 from ..ground.model import Finding, Hit, Report, Severity, Source
 from ..inputs.base import Reading
+from ..inputs.excerpt import names_no_file
 from ..inputs.loaders import Input, InputError, expand_paths, load
 from ..inputs.stream import Earlier, StreamLinter
 from ..rules import Rule, all_rules, fill_message, model_for
@@ -433,7 +434,7 @@ def _hold(result: InputResult, items: Sequence[Input]) -> None:
     them) kept with a result that has findings: their excerpts are read from it, as a file's are
     read from the file."""
     if result.findings:
-        result.held = {item.name: item.text for item in items if item.path is None and item.text is not None}
+        result.held = {item.name: item.text for item in items if names_no_file(item.name) and item.text is not None}
         result.held.update((item.name, item.rendered()) for item in items if item.rendered is not None)
 
 
