@@ -27,6 +27,12 @@ SHARED_WORKER = {
     "test_docs_site.py": "docs-site",
     "test_docs_trace_changes.py": "docs-site",
 }
+# The work that runs for minutes on one worker (a module, or the modules of a shared worker),
+# longest first: each is handed out before the rest, so that the run does not end with one
+# worker on a long module while the others wait (xdist orders by the number of tests, and a few
+# tests of minutes each would come last).
+LONGEST_FIRST = ("test_shacl_engines.py", "trustgraph", "test_reference_engine_bounds.py",
+                 "test_component_parameters.py", "test_gateway_hostile.py", "docs-site", "test_cluster.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: unknown under -p no:xdist
@@ -41,6 +47,13 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             module = super()._split_scope(nodeid)  # tests/test_x.py
             return SHARED_WORKER.get(module.rsplit("/", 1)[-1], module)
+
+        def _assign_work_unit(self, node) -> None:
+            waiting = {scope.rsplit("/", 1)[-1]: scope for scope in self.workqueue}
+            longest = next((waiting[name] for name in LONGEST_FIRST if name in waiting), None)
+            if longest is not None:
+                self.workqueue.move_to_end(longest, last=False)
+            super()._assign_work_unit(node)
 
     return SharedWorkerScheduling(config, log)
 

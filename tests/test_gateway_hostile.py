@@ -527,7 +527,6 @@ def test_a_burst_of_frames_each_larger_than_the_bound_holds_no_more_than_the_bou
     print(f"peak {peak >> 20} MB, allowed {allowed >> 20} MB, resting {resting >> 20} MB")
 
 
-@pytest.mark.xfail(reason="open: with the traces it remembers (--stream-memory) a watch peaks just past 1 GB on four 61 MB frames", strict=False)
 @pytest.mark.slow
 def test_four_frames_of_61_mb_take_watch_under_1_gb():
     # 290,000 triples a frame, inside the 64 MiB frame limit: with a million held triples allowed,

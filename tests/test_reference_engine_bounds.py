@@ -85,11 +85,12 @@ def react_loop(path: Path, links: int, out_of_order: int) -> Path:
 
 
 @pytest.mark.slow
-def test_reference_engine_on_a_4000_link_react_loop(tmp_path):
+def test_reference_engine_on_a_2000_link_react_loop(tmp_path):
     # C004 once listed every ancestor of each Observation to find the nearest Analysis: cubic,
     # 400 iterations took 7 minutes, so 2,000 would take hours. (tests/test_reference_paths.py
-    # counts its lookups; benchmarks/run.py --chains prints the cost per link at two lengths.)
-    loop = react_loop(tmp_path / "loop.nq", 4_000, out_of_order=1_000)
+    # counts its lookups; benchmarks/run.py --chains prints the cost per link at two lengths.) Its
+    # time still grows faster than the chain: 15 s at 1,000 links, 46 s at 2,000 (issue 51).
+    loop = react_loop(tmp_path / "loop.nq", 2_000, out_of_order=500)
     found = {}
     for engine in ("fast", "shacl"):
         result = tg_trace("lint", "--no-config", "--engine", engine, "--format", "json", str(loop), timeout=900)
@@ -97,4 +98,4 @@ def test_reference_engine_on_a_4000_link_react_loop(tmp_path):
         found[engine] = sorted((f["rule"], f["focus"]) for f in json.loads(result.stdout)["findings"])
     assert found["shacl"] == found["fast"]
     assert {(rule, focus) for rule, focus in found["shacl"] if rule == "C004"} == {
-        ("C004", "urn:r:a1000"), ("C004", "urn:r:a1001")}  # its own step, and the next one's previous
+        ("C004", "urn:r:a500"), ("C004", "urn:r:a501")}  # its own step, and the next one's previous

@@ -73,3 +73,35 @@ def test_stream_error_names_the_line(tmp_path):
         assert "missing" in str(exc)
     else:
         raise AssertionError("a broken event must be reported")
+
+
+def test_a_stream_delivered_twice_is_linted_as_once(tmp_path):
+    # Every trace is released at its answer and remembered packed; the second delivery of each event
+    # is told from a new one against the packed trace, and adds nothing.
+    events = len((EXAMPLES / "explain-stream.jsonl").read_text().splitlines())
+    once = _sequential(6)
+    last = json.loads(once[3 * events - 1])  # the fourth copy's Conclusion, not an Answer: a finding
+    last["explain_triples"] = [t for t in last["explain_triples"] if t["o"].get("i") != ANSWER]
+    once[3 * events - 1] = json.dumps(last)
+    single = tgtrace.lint(write(tmp_path, once), fail_on="never")
+    twice = tgtrace.lint(write(tmp_path, once + once), fail_on="never")
+    assert single.findings and len(twice.traces) == len(single.traces)
+    assert [(f.rule, f.focus, f.line) for f in twice] == [(f.rule, f.focus, f.line) for f in single]
+
+
+def test_a_remembered_trace_is_unpacked_as_it_was_held():
+    import pyoxigraph as ox
+    from tgtrace.inputs.stream import Component, Remembered, StreamLinter
+
+    blank, s, p = ox.BlankNode("b0"), ox.NamedNode("urn:s"), ox.NamedNode("urn:p")
+    quads = [ox.Quad(blank, p, ox.Triple(s, p, ox.Literal("line\u2028two\n\"quoted\"", language="en"))),
+             ox.Quad(s, p, blank, ox.NamedNode("urn:graph:retrieval")),
+             ox.Quad(s, p, ox.Literal("7", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")))]
+    held = Component()
+    for line, quad in enumerate(quads, start=3):
+        held.quads[quad] = None
+        held.lines[(quad.subject, quad.predicate, quad.object)] = line
+    held.nodes = {"urn:s"}
+    linter = StreamLinter()
+    back = linter._unpack(Remembered(held, linter._line_of))
+    assert list(back.quads) == quads and back.lines == held.lines and back.nodes == held.nodes

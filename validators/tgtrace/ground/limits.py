@@ -86,7 +86,8 @@ MAX_HELD_TRIPLES = 250_000
 
 # Triples of the traces an explain stream's reader (lint of a JSONL stream, watch) has released
 # that it remembers, so that a late or repeated event is judged against its trace; past it the
-# oldest are forgotten, and an event for one of them is judged as a trace of its own.
+# oldest are forgotten, and an event for one of them is judged as a trace of its own. Remembered,
+# a trace is packed (compressed N-Quads): about 70 bytes a triple, 14 MB at this bound.
 STREAM_MEMORY = 200_000
 
 # option -> default of every input's bounds, for docs/linting.md's table and the options' help.

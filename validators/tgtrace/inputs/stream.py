@@ -13,13 +13,17 @@ nothing (no fault: a redelivery), and one that adds to a remembered trace (a lat
 second query written under the same session id) opens it again, and it is judged again, whole,
 once it completes; its findings already reported are not reported twice (``reported``). An event
 for a trace forgotten starts a new component, whose links back into it are reported as dangling.
+A remembered trace is held packed (its quads as compressed N-Quads, with their lines), a small
+part of what it held open, and unpacked when an event names one of its subjects again.
 """
 
 from __future__ import annotations
 
 import weakref
+import zlib
+from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -60,6 +64,30 @@ class Component:
         self.earlier = Earlier()
 
 
+# A quad's line where none is known, in a packed trace's table of lines.
+_NO_LINE = -1
+
+
+class Remembered:
+    """A released trace as it is remembered: its quads as zlib-compressed N-Quads (pyoxigraph's
+    serializer, which writes back what its parser reads, triple terms and blank node labels
+    included) and the line of each in the same order. Only an event whose subject it holds (a
+    redelivery or a late step, few) has it unpacked."""
+
+    __slots__ = ("packed", "lines", "nodes", "earlier", "size")
+
+    def __init__(self, component: Component, line_of: Callable[[Component, ox.Quad], int | None]) -> None:
+        quads = list(component.quads)
+        self.packed = zlib.compress(ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b"", 1)
+        self.lines = array("q", (_NO_LINE if (line := line_of(component, quad)) is None else line for quad in quads))
+        self.nodes = tuple(component.nodes)
+        self.earlier = component.earlier
+        self.size = len(quads)
+
+    def quads(self) -> list:
+        return list(ox.parse(zlib.decompress(self.packed), format=ox.RdfFormat.N_QUADS))
+
+
 def quad_keys(quad: ox.Quad) -> list:
     """The nodes a quad joins: its subject, and what a link of a trace points to."""
     keys = [key(quad.subject)]
@@ -79,9 +107,12 @@ class StreamLinter:
         # Released components, oldest first, while they hold at most ``remember`` triples between
         # them, and the one each remembered node belongs to.
         self.remember = remember
-        self._released: OrderedDict[int, Component] = OrderedDict()
-        self._released_of: dict = {}
+        self._released: OrderedDict[int, Remembered] = OrderedDict()
+        self._released_of: dict[object, Remembered] = {}
         self._remembered = 0
+        # The quads of the remembered trace a repeated event was last checked against: a redelivery
+        # repeats many quads of one trace, unpacked once.
+        self._unpacked: tuple[Remembered | None, frozenset] = (None, frozenset())
         self._earlier: weakref.WeakKeyDictionary[TraceGraph, Earlier] = weakref.WeakKeyDictionary()
 
     def earlier(self, graph: TraceGraph) -> Earlier:
@@ -92,7 +123,11 @@ class StreamLinter:
     def repeated(self, quad: ox.Quad) -> bool:
         """Whether ``quad`` is one a remembered trace already holds (a redelivered event)."""
         released = self._released_of.get(key(quad.subject))
-        return released is not None and quad in released.quads
+        if released is None:
+            return False
+        if self._unpacked[0] is not released:
+            self._unpacked = (released, frozenset(released.quads()))
+        return quad in self._unpacked[1]
 
     def reopen(self, keys: list) -> None:
         """The remembered traces holding any of ``keys`` made open again, to take what arrives."""
@@ -101,11 +136,32 @@ class StreamLinter:
             if released is None:
                 continue
             del self._released[id(released)]
-            self._remembered -= len(released.quads)
+            self._remembered -= released.size
+            if self._unpacked[0] is released:
+                self._unpacked = (None, frozenset())
+            component = self._unpack(released)
             for node in released.nodes:
                 self._released_of.pop(node, None)
-                self.owner[node] = released
-            self.held += len(released.quads)
+                self.owner[node] = component
+            self.held += len(component.quads)
+
+    # Where a quad's line is kept: here, a table of (subject, predicate, object) -> line beside the
+    # quads; a watch keeps it as the quad's value (LiveTraces).
+    def _line_of(self, component: Component, quad: ox.Quad) -> int | None:
+        return component.lines.get((quad.subject, quad.predicate, quad.object))
+
+    def _put(self, component: Component, quad: ox.Quad, line: int | None) -> None:
+        component.quads[quad] = None
+        if line is not None:
+            component.lines.setdefault((quad.subject, quad.predicate, quad.object), line)
+
+    def _unpack(self, released: Remembered) -> Component:
+        component = Component()
+        for quad, line in zip(released.quads(), released.lines):
+            self._put(component, quad, None if line == _NO_LINE else line)
+        component.nodes = set(released.nodes)
+        component.earlier = released.earlier
+        return component
 
     def feed(self, line: int, quads: list) -> Iterator[TraceGraph]:
         touched: list[Component] = []
@@ -188,13 +244,16 @@ class StreamLinter:
         """Remember a released component, forgetting the oldest past the bound."""
         if self.remember <= 0 or len(component.quads) > self.remember:
             return
-        self._released[id(component)] = component
-        self._remembered += len(component.quads)
-        for node in component.nodes:
-            self._released_of[node] = component
+        remembered = Remembered(component, self._line_of)
+        self._released[id(remembered)] = remembered
+        self._remembered += remembered.size
+        for node in remembered.nodes:
+            self._released_of[node] = remembered
         while self._remembered > self.remember:
             _, oldest = self._released.popitem(last=False)
-            self._remembered -= len(oldest.quads)
+            self._remembered -= oldest.size
+            if self._unpacked[0] is oldest:
+                self._unpacked = (None, frozenset())
             for node in oldest.nodes:
                 if self._released_of.get(node) is oldest:
                     del self._released_of[node]

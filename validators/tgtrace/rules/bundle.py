@@ -242,7 +242,31 @@ def _constraint_query(shapes: ShapesModel, shape: Shape, component: Component, c
     # and Comunica 5 (shacl-engine's SPARQL) leaves a DISTINCT of a path's solutions unfinished
     # after some queries before it (docs/shacl-engines.md).
     query = re.sub(r"(?is)^(.*?)\bSELECT\s+DISTINCT\s+([?$]this)\s+(WHERE\s*\{.*\})$", r"\1SELECT \2 \3 LIMIT 1", query)
-    return _prologue(validator.prefixes) + query + "\n"
+    return _prologue(validator.prefixes) + _grouped_without_this(query) + "\n"
+
+
+# A query of $this grouped by $this and more: SELECT $this WHERE { ... } GROUP BY ... HAVING (...).
+_GROUPED_BY_THIS = re.compile(r"""(?isx)^(?P<head>.*?)\bSELECT\s+(?P<this>[?$]this)\s+(?P<where>WHERE\s*\{.*\})
+    \s*GROUP\s+BY\s+(?P<keys>(?:[?$]\w+\s*)+)(?P<having>HAVING\s*\(.*\))?\s*$""")
+
+
+def _grouped_without_this(query: str) -> str:
+    """A query grouped by $this, written with $this out of its GROUP BY: the same solutions, $this
+    being bound. Comunica 5 (shacl-engine's SPARQL) refuses to bind a variable of a GROUP BY
+    (docs/shacl-engines.md); a subquery that returns $this, grouped by the other keys, it reads.
+    SPARQL 1.1 has a subquery's projected variables grouped, but $this is pre-bound, one value
+    (SHACL 1.0, Appendix A), and the engines the expanded bundle is for read it so."""
+    grouped = _GROUPED_BY_THIS.match(query)
+    if grouped is None:
+        return query
+    keys = grouped["keys"].split()
+    others = [key for key in keys if key[1:] != "this"]
+    if len(others) == len(keys):
+        return query
+    group_by = f" GROUP BY {' '.join(others)}" if others else ""
+    having = f" {grouped['having']}" if grouped["having"] else ""
+    return (f"{grouped['head']}SELECT {grouped['this']} WHERE {{\n    {{ SELECT {grouped['this']} {grouped['where']}"
+            f"{group_by}{having} }}\n}}")
 
 
 def expanded_graph(paths: Sequence[Path | str] | None = None) -> rdflib.Graph:

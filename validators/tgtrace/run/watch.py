@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyoxigraph as ox
+
 from ..ground.errors import TgTraceError
 from ..ground.graph import TraceGraph
 from ..ground.limits import (
@@ -117,6 +119,13 @@ class LiveTraces(StreamLinter):
             else:
                 found.first, found.last, found.judged = min(found.first, first), now, False
         self.peak = max(self.peak, self.held)
+
+    # A watched quad's line is its value (_FrameLines).
+    def _line_of(self, component: Component, quad: ox.Quad) -> int | None:
+        return component.quads[quad]
+
+    def _put(self, component: Component, quad: ox.Quad, line: int | None) -> None:
+        component.quads[quad] = line
 
     def _alive(self, component: Component) -> bool:
         # A component merged into another is no longer the owner of its nodes.
