@@ -2,6 +2,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tgtrace.ground.escaping import forget_secrets
 
 # Fixtures shared by several test modules, registered as plugins so that a test names them as
 # parameters without importing them: a real TrustGraph deployment, one per session, for the tests
@@ -77,3 +78,12 @@ def shapes_with_rule(folder: Path, rule: str) -> Path:
 @pytest.fixture
 def examples_dir() -> Path:
     return EXAMPLES
+
+
+@pytest.fixture(autouse=True)
+def _secrets_of_one_test_only():
+    """A token a command of one test conceals (for the rest of its process, as a command should) is
+    no secret of the next test in that process: else a token such as "wrong" hides every "wrong" of
+    the findings after it."""
+    yield
+    forget_secrets()

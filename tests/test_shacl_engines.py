@@ -604,6 +604,7 @@ def test_rdf_validate_shacl_agrees_with_tgtrace_on_the_core_rules(rdf_validate_s
     assert _js_coded(bundle_graph, rdf_validate_shacl_run.results()) == capture.core_pairs
 
 
+@pytest.mark.xfail(reason="open (issue 51): B001 runs in shacl-engine now, and the run shows what the crash hid: on the supervisor cases shacl-engine with its SPARQL plugin also reports C031 on the Findings and B006 on the sub-agents, and misses C029 on orchestrator-react-graphrag-tool's fault", strict=False)
 @pytest.mark.slow
 def test_shacl_engine_agrees_with_tgtrace(shacl_engine_runs, expanded):
     """shacl-engine with its SPARQL plugin and the expanded bundle: every rule."""

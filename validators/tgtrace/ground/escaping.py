@@ -59,6 +59,12 @@ def conceal(secret: str | None) -> None:
     _SECRETS.sort(key=len, reverse=True)  # a longer form first: it may hold a shorter one
 
 
+def forget_secrets() -> None:
+    """Show again what :func:`conceal` registered: for a process that runs one command after another
+    (a test suite), where a token of one is no secret of the next."""
+    _SECRETS.clear()
+
+
 def redact(text: str) -> str:
     """``text`` with every registered secret replaced by ``***``."""
     for secret in _SECRETS:
