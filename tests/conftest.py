@@ -1,3 +1,4 @@
+import os
 import shutil
 from pathlib import Path
 
@@ -81,9 +82,14 @@ def examples_dir() -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _secrets_of_one_test_only():
-    """A token a command of one test conceals (for the rest of its process, as a command should) is
-    no secret of the next test in that process: else a token such as "wrong" hides every "wrong" of
-    the findings after it."""
+def _process_state_of_one_test_only():
+    """What a test leaves in its process is not the next test's. A token a command conceals (for the
+    rest of its process, as a command should): else a token such as "wrong" hides every "wrong" of
+    the findings after it. The environment: a library may write into it (Dask's nannies did
+    MALLOC_TRIM_THRESHOLD_, which made every tg-trace started after a cluster test three times slower)."""
+    environment = dict(os.environ)
     yield
     forget_secrets()
+    if os.environ != environment:
+        os.environ.clear()
+        os.environ.update(environment)

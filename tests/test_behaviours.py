@@ -16,6 +16,7 @@ import pytest
 import tgtrace
 from conftest import EXAMPLES
 from tgtrace.rules import all_rules
+from tgtrace.rules.registry import BEHAVIOUR_FAMILY, families
 from tgtrace.tracemodel.behaviour import arguments_key
 
 BEHAVIOUR = sorted(code for code, rule in all_rules().items() if rule.family == "behaviour")
@@ -143,3 +144,8 @@ def test_a_loop_finding_names_the_repeated_call_and_a_stopped_loop_its_iteration
     assert loop.startswith('"nobel-registry" called 3 times with the arguments {"laureate": "Marie Curie"')
     assert all(f"/i{n}>" in loop for n in (1, 2, 3))
     assert notes("B004") == ("the loop ran 3 iterations before it stopped",)
+
+
+def test_the_behaviour_family_counted_apart_is_the_shapes_b_family():
+    assert BEHAVIOUR_FAMILY in families()
+    assert {r.code[0] for r in all_rules().values() if r.family == BEHAVIOUR_FAMILY} == {"B"}

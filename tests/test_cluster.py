@@ -598,3 +598,12 @@ def test_an_ntriples_capture_with_comments_gives_the_findings_of_one_process(tmp
     assert rows(report) == moved(whole, parts)
     assert report.traces.keys() == whole.traces.keys()
     assert report.triples == whole.triples
+
+
+def test_a_local_cluster_leaves_the_callers_environment_as_it_was():
+    # Dask's nannies wrote their workers' settings into it (MALLOC_TRIM_THRESHOLD_ made every
+    # process started after them three times slower, PYTHONHASHSEED fixed every later one's hash).
+    before = dict(os.environ)
+    result = CliRunner().invoke(main, ["lint", "--no-config", "--cluster", "local:1", str(EXAMPLES / "graph-rag.nq")])
+    assert result.exit_code == 0, result.output
+    assert dict(os.environ) == before

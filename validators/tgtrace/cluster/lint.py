@@ -57,6 +57,7 @@ import threading
 from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -225,8 +226,9 @@ def connect(address: str, trust_network: bool = False, prepare: Callable[[], obj
                 get_mp_context().set_forkserver_preload(["__main__", __name__])
             # Dask's HTTP server (health and metrics) on loopback and a random port, the dashboard off:
             # ":0" would serve the cluster's identity, workers and metrics on every interface.
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False})
+            with _environment_kept():
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False})
         return Client(cluster)
     try:
         # Security() is Dask's configuration (file or DASK_ environment variables): the TLS
@@ -234,6 +236,20 @@ def connect(address: str, trust_network: bool = False, prepare: Callable[[], obj
         return Client(address, timeout="30s", security=Security())
     except (OSError, TimeoutError, ssl.SSLError) as exc:
         raise SettingsError(f"--cluster {address}: cannot reach the scheduler ({exc})") from None
+
+
+@contextmanager
+def _environment_kept() -> Iterator[None]:
+    """This process's environment as it was before the block. Dask's nannies write what their
+    workers start with into the caller's own (MALLOC_TRIM_THRESHOLD_, PYTHONHASHSEED, the thread
+    counts of numerical libraries): left there, it reaches every process the caller starts after
+    (glibc then trims the heap at every 64 KB freed, and a tg-trace run takes three times its CPU)."""
+    kept = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(kept)
 
 
 def _start_method(workers: int) -> str | None:

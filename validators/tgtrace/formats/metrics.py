@@ -15,10 +15,7 @@ from typing import Any
 
 from ..ground.errors import TgTraceError
 from ..ground.model import Finding
-
-# The family of the rules that judge how an agent behaved rather than how its trace is written
-# (shapes/components.ttl): their findings are counted apart, per rule and per trace.
-BEHAVIOUR_FAMILY = "behaviour"
+from ..rules.registry import BEHAVIOUR_FAMILY
 
 
 class MetricsError(TgTraceError, ValueError):

@@ -40,6 +40,9 @@ _SH = rdflib.Namespace(SH)
 _TGL = rdflib.Namespace(TGL)
 # Where each rule's page is (rules/CODE/), on the docs site.
 DOCS_BASE = "https://trustgraph-ai.github.io/trustgraph-ontology/"
+# The family (tgl:behaviour) whose findings say what an agent did, apart from how its trace is written:
+# the audit and watch's metrics count them on their own.
+BEHAVIOUR_FAMILY = "behaviour"
 SHACL_SEVERITY = {
     SH + "Violation": Severity.ERROR,
     SH + "Warning": Severity.WARNING,

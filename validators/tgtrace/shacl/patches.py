@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from rdflib.paths import MulPath
 
-from .paths import _CYCLE_INDEXES, StepIndex, _one_step, cycles_of_one_variable, nearest_of_type
+from .paths import _one_step, algebra_nodes, cycles_of_one_variable, forget_step_indexes, nearest_of_type, step_index
 
 if TYPE_CHECKING:
     from pyshacl.constraints.constraint_component import CustomConstraintComponent
     from pyshacl.helper.sparql_query_helper import SPARQLQueryHelper
     from pyshacl.shape import Shape
     from rdflib.graph import Graph
-    from rdflib.paths import Path
     from rdflib.plugins.sparql.parserutils import CompValue, Expr
     from rdflib.plugins.sparql.processor import SPARQLProcessor
     from rdflib.plugins.sparql.sparql import FrozenBindings, FrozenDict, Query
@@ -140,7 +139,7 @@ def each_query_parsed_once() -> Iterator[None]:
         yield
     finally:
         _EXISTS_VERDICTS.pop("run", None)
-        _CYCLE_INDEXES.clear()
+        forget_step_indexes()
         processor.SPARQLProcessor.query = original  # type: ignore[method-assign]
         SPARQLQueryHelper.check_invalid_sparql = original_check  # type: ignore[method-assign]
 
@@ -213,20 +212,12 @@ def _remember_exists(node: Algebra) -> None:
     from rdflib.plugins.sparql.parserutils import CompValue
     from rdflib.term import Variable
 
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, CompValue):
-            if current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
-                pattern = current.__dict__.get("graph")
-                variables, repeatable = _variables_of(pattern, CompValue, Variable)
-                evaluate = getattr(current, "_evalfn", None)
-                if repeatable and evaluate is not None and not getattr(evaluate, "remembered", False):
-                    current._evalfn = _remembering(current, evaluate, tuple(variables))
-                stack.append(pattern)
-            stack.extend(v for v in current.values() if v is not None)
-        elif isinstance(current, (list, tuple)):
-            stack.extend(current)
+    for current in algebra_nodes(node):
+        if isinstance(current, CompValue) and current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+            variables, repeatable = _variables_of(current.__dict__.get("graph"), CompValue, Variable)
+            evaluate = getattr(current, "_evalfn", None)
+            if repeatable and evaluate is not None and not getattr(evaluate, "remembered", False):
+                current._evalfn = _remembering(current, evaluate, tuple(variables))
 
 
 def _variables_of(pattern: Algebra, compvalue: type[CompValue], variable: type[Variable]) -> tuple[set, bool]:
@@ -308,18 +299,11 @@ def _lazy_exists(node: Algebra) -> None:
     from rdflib.plugins.sparql.algebra import _traverseAgg, analyse
     from rdflib.plugins.sparql.parserutils import CompValue
 
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, CompValue):
-            if current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
-                pattern = current.__dict__.get("graph")  # the translated pattern, set as an attribute
-                if isinstance(pattern, CompValue):
-                    _traverseAgg(pattern, visitor=analyse)
-                    stack.append(pattern)
-            stack.extend(v for v in current.values() if v is not None)
-        elif isinstance(current, (list, tuple)):
-            stack.extend(current)
+    for current in algebra_nodes(node):
+        if isinstance(current, CompValue) and current.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+            pattern = current.__dict__.get("graph")  # the translated pattern, set as an attribute
+            if isinstance(pattern, CompValue):
+                _traverseAgg(pattern, visitor=analyse)
 
 
 
@@ -327,14 +311,7 @@ def _lazy_exists(node: Algebra) -> None:
 def indexed_transitive_paths() -> Iterator[None]:
     """Evaluate p+ and p* from indexes while the block runs (rdflib's MulPath.eval patched)."""
     original = MulPath.eval
-    indexes: dict = {}  # (id of graph, inner path) -> (graph, StepIndex); the graph kept alive
-
-    def index_of(graph: Graph, step: Path | URIRef) -> StepIndex:
-        key = (id(graph), repr(step))
-        entry = indexes.get(key)
-        if entry is None or entry[0] is not graph:
-            entry = indexes[key] = (graph, StepIndex(graph, step))
-        return entry[1]
+    index_of = step_index
 
     def evaluate(self: MulPath, graph: Graph, subj: Node | None = None, obj: Node | None = None,
                  first: bool = True) -> Generator[tuple[Node, Node], None, None]:
@@ -366,6 +343,7 @@ def indexed_transitive_paths() -> Iterator[None]:
         yield
     finally:
         MulPath.eval = original  # type: ignore[method-assign]
+        forget_step_indexes()
 
 
 @contextmanager

@@ -199,7 +199,7 @@ class CyclePath(MulPath):
         if subj is not None and obj is not None and subj != obj:
             yield from MulPath.eval(self, graph, subj, obj, first)  # two nodes: the index's reach
             return
-        index = _cycle_index(graph, self.path)
+        index = step_index(graph, self.path)
         node = subj if subj is not None else obj
         if node is not None:
             if node in index.cyclic():
@@ -209,21 +209,27 @@ class CyclePath(MulPath):
             yield node, node
 
 
-_CYCLE_INDEXES: dict = {}  # (id of graph, inner path) -> (graph, StepIndex), while the engine runs
+_STEP_INDEXES: dict = {}  # (id of graph, inner path) -> (graph, StepIndex), while the engine runs
 
 
-def _cycle_index(graph: Graph, step: Path | URIRef) -> StepIndex:
+def step_index(graph: Graph, step: Path | URIRef) -> StepIndex:
+    """The index of ``step`` over ``graph``, made once while the engine runs (the graph kept
+    alive beside it, so that its id names no other graph)."""
     key = (id(graph), repr(step))
-    entry = _CYCLE_INDEXES.get(key)
+    entry = _STEP_INDEXES.get(key)
     if entry is None or entry[0] is not graph:
-        entry = _CYCLE_INDEXES[key] = (graph, StepIndex(graph, step))
+        entry = _STEP_INDEXES[key] = (graph, StepIndex(graph, step))
     return entry[1]
 
 
-def cycles_of_one_variable(node: Algebra) -> int:
-    """Turn every triple pattern ``?x p+ ?x`` of a translated query (a single step p, the same
-    variable at both ends) into a :class:`CyclePath`; how many."""
-    marked = 0
+def forget_step_indexes() -> None:
+    """Once the engine has run: the graphs and their indexes let go."""
+    _STEP_INDEXES.clear()
+
+
+def algebra_nodes(node: Algebra) -> Iterator[Any]:
+    """Each node of a translated query once, the pattern of every (NOT) EXISTS included (rdflib
+    keeps it as an attribute of the expression, not among its values)."""
     stack = [node]
     seen = set()
     while stack:
@@ -231,6 +237,20 @@ def cycles_of_one_variable(node: Algebra) -> int:
         if id(current) in seen:
             continue
         seen.add(id(current))
+        yield current
+        if getattr(current, "name", None) in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+            stack.append(current.__dict__.get("graph"))
+        if isinstance(current, dict):
+            stack.extend(value for value in current.values() if value is not None)
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+
+
+def cycles_of_one_variable(node: Algebra) -> int:
+    """Turn every triple pattern ``?x p+ ?x`` of a translated query (a single step p, the same
+    variable at both ends) into a :class:`CyclePath`; how many."""
+    marked = 0
+    for current in algebra_nodes(node):
         if getattr(current, "name", None) == "BGP":
             triples = []
             for s, p, o in current.triples:
@@ -240,12 +260,6 @@ def cycles_of_one_variable(node: Algebra) -> int:
                     marked += 1
                 triples.append((s, p, o))
             current["triples"] = triples
-        if getattr(current, "name", None) in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
-            stack.append(current.__dict__.get("graph"))
-        if isinstance(current, dict):
-            stack.extend(value for value in current.values() if value is not None)
-        elif isinstance(current, (list, tuple)):
-            stack.extend(current)
     return marked
 
 
@@ -300,24 +314,8 @@ def nearest_of_type(node: Algebra) -> int:
     reached (no X lies on any path to it), and a ?y exists past an X only if that X is itself
     one (it lies between ?s and ?x), so the filter's verdicts are unchanged.
     """
-    marked = 0
-    stack = [node]
-    seen = set()
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        name = getattr(current, "name", None)
-        if name == "Filter":
-            marked += _mark_nearest(current, RDF.type)
-        if name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
-            stack.append(current.__dict__.get("graph"))
-        if isinstance(current, dict):
-            stack.extend(value for value in current.values() if value is not None)
-        elif isinstance(current, (list, tuple)):
-            stack.extend(current)
-    return marked
+    return sum(_mark_nearest(current, RDF.type) for current in algebra_nodes(node)
+               if getattr(current, "name", None) == "Filter")
 
 
 def _mark_nearest(filter_: Algebra, rdf_type: URIRef) -> int:

@@ -16,11 +16,10 @@ from typing import Any
 
 from ..ground.graph import TraceGraph
 from ..ground.model import Finding
+from ..rules.registry import BEHAVIOUR_FAMILY
 from ..run.lint import InputResult
 from .traces import TraceView, ViewsVisit
 
-# The family whose findings are behaviours (what the agent did), apart from conformance.
-BEHAVIOUR_FAMILY = "behaviour"
 # The kinds of step that are an agent's iteration: a ReAct Analysis, a plan's StepResult.
 ITERATION_KINDS = frozenset({"Analysis", "StepResult"})
 # How many of the slowest and of the longest traces the summary names.
