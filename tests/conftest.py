@@ -81,6 +81,22 @@ def examples_dir() -> Path:
     return EXAMPLES
 
 
+def _restore(environment: dict) -> None:
+    if os.environ != environment:
+        os.environ.clear()
+        os.environ.update(environment)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _environment_of_one_module_only():
+    """The environment as it was before the module's own fixtures: a module-scoped one (test_cluster's
+    Dask cluster) is set up before any test's, and would otherwise leave what it wrote to the
+    modules after it."""
+    environment = dict(os.environ)
+    yield
+    _restore(environment)
+
+
 @pytest.fixture(autouse=True)
 def _process_state_of_one_test_only():
     """What a test leaves in its process is not the next test's. A token a command conceals (for the
@@ -90,6 +106,4 @@ def _process_state_of_one_test_only():
     environment = dict(os.environ)
     yield
     forget_secrets()
-    if os.environ != environment:
-        os.environ.clear()
-        os.environ.update(environment)
+    _restore(environment)
