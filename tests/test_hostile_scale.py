@@ -16,13 +16,10 @@ COMMANDS = [("lint",), ("show",), ("diff",)]
 
 
 def _timed(path, command):
-    """The run of ``command`` on ``path`` that took the least CPU of two: a burst of contention on a
-    loaded machine inflates one run's CPU time, seldom both."""
     args = (*command, str(path), str(path)) if command[0] == "diff" else (*command, str(path))
-    runs = [run(*args) for _ in range(2)]
-    for ran in runs:
-        assert_survived(ran)
-    return min(runs, key=lambda ran: ran.cpu)
+    ran = run(*args)
+    assert_survived(ran)
+    return ran
 
 
 def _sizes(tmp_path, writer, sizes, command) -> list:

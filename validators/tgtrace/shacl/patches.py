@@ -311,7 +311,6 @@ def _lazy_exists(node: Algebra) -> None:
 def indexed_transitive_paths() -> Iterator[None]:
     """Evaluate p+ and p* from indexes while the block runs (rdflib's MulPath.eval patched)."""
     original = MulPath.eval
-    index_of = step_index
 
     def evaluate(self: MulPath, graph: Graph, subj: Node | None = None, obj: Node | None = None,
                  first: bool = True) -> Generator[tuple[Node, Node], None, None]:
@@ -327,7 +326,7 @@ def indexed_transitive_paths() -> Iterator[None]:
                 yield subj, subj
             else:
                 yield obj, obj  # type: ignore[misc]  # not None: subj or obj is set
-        index = index_of(graph, self.path)
+        index = step_index(graph, self.path)
         if subj and obj:
             if index.reaches(subj, obj):
                 yield subj, obj
