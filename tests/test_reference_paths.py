@@ -65,16 +65,18 @@ def test_a_path_from_a_variable_to_itself_gives_rdflibs_solutions(triples, step,
 def _findings(engine: str, path, timeout: int) -> list:
     result = tg_trace("lint", "--engine", engine, "--format", "json", str(path), timeout=timeout)
     assert result.returncode == 1, result.stderr[-2000:]
-    return sorted((f["rule"], f["focus"], f["value"]) for f in json.loads(result.stdout)["findings"])
+    # (rule, focus): pySHACL leaves the value out of what a SPARQL-based component on a property
+    # shape reports (G001's graph), as the DASH test suite expects.
+    return sorted((f["rule"], f["focus"]) for f in json.loads(result.stdout)["findings"])
 
 
-@pytest.mark.xfail(reason="open: the reference engine is not yet linear on long chains (issue 51); not run, it takes minutes", run=False)
 @pytest.mark.slow
 def test_reference_engine_is_linear_on_long_chains(tmp_path):
     # Generous limits, several times what a linear run takes on a slow machine; the quadratic
     # engine walked the whole chain from every focus node (3,000 links took 40 s, 10,000 about
     # 7 minutes) and listed every ancestor inside EXISTS (3,000 Questions took 5 minutes). The
-    # cost per link at two lengths is measured by benchmarks/run.py --chains, not here.
+    # cost per link at two lengths is measured by benchmarks/run.py --chains, not here. Linear, the
+    # three take about 100 s together (pySHACL's own pace, some 9 ms a Focus: about 40 shapes each).
     n = 5_000
     chain = _write_nq(tmp_path / "chain.nq", (
         line for i in range(n) for line in ((f"<urn:e:{i}> <{TYPE}> <{TG}Focus> .",)

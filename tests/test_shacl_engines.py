@@ -604,7 +604,15 @@ def test_rdf_validate_shacl_agrees_with_tgtrace_on_the_core_rules(rdf_validate_s
     assert _js_coded(bundle_graph, rdf_validate_shacl_run.results()) == capture.core_pairs
 
 
-@pytest.mark.xfail(reason="open (issue 51): B001 runs in shacl-engine now, and the run shows what the crash hid: on the supervisor cases shacl-engine with its SPARQL plugin also reports C031 on the Findings and B006 on the sub-agents, and misses C029 on orchestrator-react-graphrag-tool's fault", strict=False)
+# Open (issue 51), two defects of shacl-engine 1.1.2 the shapes do not avoid yet, both reduced to a
+# few triples: (1) its path parser (lib/parsePath.js) reads one level of a path: in
+# sh:oneOrMorePath [ sh:inversePath p ] or sh:zeroOrOnePath [ sh:alternativePath (...) ] the inner
+# blank node is taken as a predicate, so B006's walk down a sub-agent's trace finds no Conclusion;
+# (2) a shape validated for sh:qualifiedValueShape below a property shape's value inherits that
+# value (Context.create keeps `value`; ShapeValidator.validateNode reads value before focusNode),
+# so it judges the outer value instead of each value node: C031's walk up to the Decomposition and
+# C029's sub-trace Question are judged on the wrong node.
+@pytest.mark.xfail(reason="open (issue 51): shacl-engine 1.1.2 reads nested property paths as predicates and judges a qualified value shape below a property shape on the outer value: B006 and C031 extra on the supervisor cases, C029 missed on orchestrator-react-graphrag-tool's fault", strict=False)
 @pytest.mark.slow
 def test_shacl_engine_agrees_with_tgtrace(shacl_engine_runs, expanded):
     """shacl-engine with its SPARQL plugin and the expanded bundle: every rule."""

@@ -105,3 +105,40 @@ def test_a_remembered_trace_is_unpacked_as_it_was_held():
     linter = StreamLinter()
     back = linter._unpack(Remembered(held, linter._line_of))
     assert list(back.quads) == quads and back.lines == held.lines and back.nodes == held.nodes
+
+
+def test_redeliveries_alternating_between_remembered_traces_unpack_none(tmp_path, monkeypatch):
+    # A peer redelivering the events of two released traces in turn: each repeated quad is told
+    # from the trace's digests, never by unpacking it (which cost a decompression per event, a
+    # quadratic day for two large traces).
+    from tgtrace.inputs import stream
+
+    events = len((EXAMPLES / "explain-stream.jsonl").read_text().splitlines())
+    once = _sequential(2)
+    single = tgtrace.lint(write(tmp_path, once), fail_on="never")
+    unpacked = []
+    quads = stream.Remembered.quads
+    monkeypatch.setattr(stream.Remembered, "quads", lambda self: unpacked.append(self) or quads(self))
+    alternating = [line for i in range(events) for line in (once[i], once[events + i])] * 3
+    again = tgtrace.lint(write(tmp_path, once + alternating), fail_on="never")
+    assert unpacked == []
+    assert [(f.rule, f.focus, f.line) for f in again] == [(f.rule, f.focus, f.line) for f in single]
+
+
+def test_a_remembered_trace_holds_exactly_its_quads():
+    import pyoxigraph as ox
+    from tgtrace.inputs.stream import Component, Remembered, StreamLinter
+
+    s, p, g = ox.NamedNode("urn:s"), ox.NamedNode("urn:p"), ox.NamedNode("urn:graph:retrieval")
+    integer = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+    quads = [ox.Quad(ox.BlankNode("b0"), p, ox.Triple(s, p, ox.Literal("two\n\"q\"", language="en"))),
+             ox.Quad(s, p, ox.Literal("7", datatype=integer), g), ox.Quad(s, p, s)]
+    others = [ox.Quad(ox.BlankNode("b1"), p, ox.Triple(s, p, ox.Literal("two\n\"q\"", language="en"))),
+              ox.Quad(s, p, ox.Literal("7", datatype=integer)), ox.Quad(s, p, ox.Literal("7"), g),
+              ox.Quad(s, p, ox.Literal("07", datatype=integer), g), ox.Quad(s, p, s, g), ox.Quad(p, p, s)]
+    held = Component()
+    for quad in quads:
+        held.quads[quad] = None
+    remembered = Remembered(held, StreamLinter()._line_of)
+    assert all(remembered.holds(quad) for quad in quads)
+    assert not any(remembered.holds(quad) for quad in others)

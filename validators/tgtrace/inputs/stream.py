@@ -19,9 +19,12 @@ part of what it held open, and unpacked when an event names one of its subjects 
 
 from __future__ import annotations
 
+import hashlib
+import os
 import weakref
 import zlib
 from array import array
+from bisect import bisect_left
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -68,24 +71,44 @@ class Component:
 _NO_LINE = -1
 
 
+# The key of the digests that tell a remembered trace's quads, drawn for the process: a peer that
+# cannot know it cannot make a new quad pass for a remembered one.
+_DIGEST_KEY = os.urandom(16)
+
+
+def quad_digest(quad: ox.Quad) -> int:
+    """A quad's keyed 64-bit digest (BLAKE2b of its N-Quads text)."""
+    return int.from_bytes(hashlib.blake2b(str(quad).encode(), digest_size=8, key=_DIGEST_KEY).digest(), "little")
+
+
 class Remembered:
     """A released trace as it is remembered: its quads as zlib-compressed N-Quads (pyoxigraph's
     serializer, which writes back what its parser reads, triple terms and blank node labels
-    included) and the line of each in the same order. Only an event whose subject it holds (a
-    redelivery or a late step, few) has it unpacked."""
+    included), the line of each in the same order, and the sorted digests of its quads. Whether an
+    event repeats one of its quads is read from the digests, so that events naming remembered
+    traces in any order cost a lookup each; only a late step, which reopens its trace, has it
+    unpacked."""
 
-    __slots__ = ("packed", "lines", "nodes", "earlier", "size")
+    __slots__ = ("packed", "lines", "digests", "nodes", "earlier", "size")
 
     def __init__(self, component: Component, line_of: Callable[[Component, ox.Quad], int | None]) -> None:
         quads = list(component.quads)
         self.packed = zlib.compress(ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b"", 1)
         self.lines = array("q", (_NO_LINE if (line := line_of(component, quad)) is None else line for quad in quads))
+        self.digests = array("Q", sorted(quad_digest(quad) for quad in quads))
         self.nodes = tuple(component.nodes)
         self.earlier = component.earlier
         self.size = len(quads)
 
     def quads(self) -> list:
         return list(ox.parse(zlib.decompress(self.packed), format=ox.RdfFormat.N_QUADS))
+
+    def holds(self, quad: ox.Quad) -> bool:
+        """Whether the trace holds ``quad`` (but for a collision of keyed 64-bit digests, about one
+        in 10^19 a remembered quad)."""
+        digest = quad_digest(quad)
+        at = bisect_left(self.digests, digest)
+        return at < len(self.digests) and self.digests[at] == digest
 
 
 def quad_keys(quad: ox.Quad) -> list:
@@ -110,9 +133,6 @@ class StreamLinter:
         self._released: OrderedDict[int, Remembered] = OrderedDict()
         self._released_of: dict[object, Remembered] = {}
         self._remembered = 0
-        # The quads of the remembered trace a repeated event was last checked against: a redelivery
-        # repeats many quads of one trace, unpacked once.
-        self._unpacked: tuple[Remembered | None, frozenset] = (None, frozenset())
         self._earlier: weakref.WeakKeyDictionary[TraceGraph, Earlier] = weakref.WeakKeyDictionary()
 
     def earlier(self, graph: TraceGraph) -> Earlier:
@@ -123,11 +143,7 @@ class StreamLinter:
     def repeated(self, quad: ox.Quad) -> bool:
         """Whether ``quad`` is one a remembered trace already holds (a redelivered event)."""
         released = self._released_of.get(key(quad.subject))
-        if released is None:
-            return False
-        if self._unpacked[0] is not released:
-            self._unpacked = (released, frozenset(released.quads()))
-        return quad in self._unpacked[1]
+        return released is not None and released.holds(quad)
 
     def reopen(self, keys: list) -> None:
         """The remembered traces holding any of ``keys`` made open again, to take what arrives."""
@@ -137,8 +153,6 @@ class StreamLinter:
                 continue
             del self._released[id(released)]
             self._remembered -= released.size
-            if self._unpacked[0] is released:
-                self._unpacked = (None, frozenset())
             component = self._unpack(released)
             for node in released.nodes:
                 self._released_of.pop(node, None)
@@ -252,8 +266,6 @@ class StreamLinter:
         while self._remembered > self.remember:
             _, oldest = self._released.popitem(last=False)
             self._remembered -= oldest.size
-            if self._unpacked[0] is oldest:
-                self._unpacked = (None, frozenset())
             for node in oldest.nodes:
                 if self._released_of.get(node) is oldest:
                     del self._released_of[node]

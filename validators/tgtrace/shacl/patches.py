@@ -71,7 +71,7 @@ def speedups() -> Iterator[bool]:
         return
     with ExitStack() as stack:
         for patch in (each_query_parsed_once, shape_lookups_indexed, indexed_transitive_paths,
-                      filters_evaluated_first, results_without_text):
+                      filters_evaluated_first, results_without_text, nested_verdicts_once):
             stack.enter_context(patch())
         yield True
 
@@ -366,3 +366,94 @@ def results_without_text() -> Iterator[None]:
         yield
     finally:
         ConstraintComponent.make_v_result_description = original  # type: ignore[method-assign]
+
+
+_NESTED_VERDICTS: dict = {}
+
+
+@contextmanager
+def nested_verdicts_once() -> Iterator[None]:
+    """While pySHACL runs, a shape nested in sh:or, sh:and, sh:not, sh:xone or
+    sh:qualifiedValueShape gives its verdict on a node once, and sh:or and sh:and stop at the
+    first member that decides.
+
+    pySHACL discards what such a nested shape reports (it only logs it) and keeps whether it
+    conforms, yet validates it anew at each use: a step's pipeline (S022) asked the same
+    Question-type shapes of the same ancestors from four members of one sh:and, evaluated in full
+    even after the first had decided. The verdict of a shape on a node depends on nothing else
+    while the graph does not change, so the reference engine's results are unchanged; a shape
+    that is a top-level target's, or an sh:property or sh:node of one, reports as before."""
+    from pyshacl.constraints.core import logical_constraints as logical
+    from pyshacl.constraints.core import shape_based_constraints as shape_based
+    from pyshacl.shape import Shape
+    from rdflib.term import Identifier as Term
+
+    original_validate = Shape.validate
+    inside = [0]  # nesting depth of verdict-only evaluations
+
+    def validate(self: Shape, executor: Any, target_graph: Any, focus: Any = None,
+                 _evaluation_path: Any = None) -> Any:
+        if not inside[0] or not isinstance(focus, Term):
+            return original_validate(self, executor, target_graph, focus, _evaluation_path)
+        key = (id(self), id(target_graph), focus)
+        entry = _NESTED_VERDICTS.get(key)
+        if entry is None or entry[0] is not self or entry[1] is not target_graph:
+            verdict = original_validate(self, executor, target_graph, focus, _evaluation_path)
+            entry = _NESTED_VERDICTS[key] = (self, target_graph, verdict)  # both kept: their ids stay theirs
+        return entry[2]
+
+    def verdict_only(method: Callable[..., Any]) -> Callable[..., Any]:
+        def evaluate(*args: Any, **kwargs: Any) -> Any:
+            inside[0] += 1
+            try:
+                return method(*args, **kwargs)
+            finally:
+                inside[0] -= 1
+        return evaluate
+
+    def deciding_first(component: Any, decides: bool) -> Callable[..., Any]:
+        """sh:or (a member that conforms decides) or sh:and (one that does not), its members in
+        the shapes graph's order, stopping at the first that decides; the result as pySHACL's."""
+        def evaluate(self: Any, executor: Any, members: Any, target_graph: Any, focus_value_nodes: Any,
+                     _evaluation_path: Any) -> tuple[bool, list]:
+            shapes = []
+            for node in self.shape.sg.graph.items(members):
+                if self.shape.sg.is_filtered_out_shape(node):
+                    continue
+                member = self.shape.get_other_shape(node)
+                if not member:
+                    return original[component](self, executor, members, target_graph, focus_value_nodes, _evaluation_path)  # pySHACL's own error
+                if member not in shapes:
+                    shapes.append(member)
+            if not shapes:
+                return False, []
+            reports, non_conformant = [], False
+            for focus, values in focus_value_nodes.items():
+                for value in values:
+                    found = any(bool(member.validate(executor, target_graph, focus=value,
+                                                     _evaluation_path=_evaluation_path[:])[0]) is decides
+                                for member in shapes)
+                    if found is not decides:
+                        non_conformant = True
+                        reports.append(self.make_v_result(target_graph, focus, value_node=value))
+            return non_conformant, reports
+        return evaluate
+
+    methods = [(logical.OrConstraintComponent, "_evaluate_or_constraint"),
+               (logical.AndConstraintComponent, "_evaluate_and_constraint"),
+               (logical.NotConstraintComponent, "_evaluate_not_constraint"),
+               (logical.XoneConstraintComponent, "_evaluate_xone_constraint"),
+               (shape_based.QualifiedValueShapeConstraintComponent, "_evaluate_value_shape")]
+    original = {component: getattr(component, name) for component, name in methods}
+    replaced = {logical.OrConstraintComponent: deciding_first(logical.OrConstraintComponent, True),
+                logical.AndConstraintComponent: deciding_first(logical.AndConstraintComponent, False)}
+    Shape.validate = validate  # type: ignore[method-assign]  # patched for the run, restored after
+    for component, name in methods:
+        setattr(component, name, verdict_only(replaced.get(component, original[component])))
+    try:
+        yield
+    finally:
+        Shape.validate = original_validate  # type: ignore[method-assign]
+        for component, name in methods:
+            setattr(component, name, original[component])
+        _NESTED_VERDICTS.clear()
