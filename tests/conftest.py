@@ -38,6 +38,17 @@ LONGEST_FIRST = ("test_shacl_engines.py", "trustgraph", "test_reference_engine_b
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: unknown under -p no:xdist
+def pytest_configure(config):
+    """The package compiled to bytecode once, before the workers start. Where the environment sets
+    PYTHONDONTWRITEBYTECODE (these machines do), each of the hundreds of tg-trace processes the
+    tests start compiled the package's modules anew, a tenth of a second or more each time;
+    compileall writes the bytecode the processes then read."""
+    if not hasattr(config, "workerinput"):
+        import compileall
+
+        compileall.compile_dir(str(ROOT / "validators" / "tgtrace"), quiet=1)
+
+
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadfile, with the modules of ``SHARED_WORKER`` sent to a worker together; any other
     --dist is xdist's own."""

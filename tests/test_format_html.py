@@ -107,3 +107,21 @@ def test_the_report_of_standard_input_is_the_report_of_the_file(tmp_path):
     # The same page, but for the input's name (escaped where the page shows it).
     named = re.compile(r"&lt;stdin&gt;|<stdin>|" + re.escape(str(path)))
     assert named.sub("F", from_stdin) == named.sub("F", from_file)
+
+
+def test_the_report_draws_as_many_diagrams_as_it_is_told_the_faulty_first(tmp_path):
+    # The faulty trace and three clean ones, two diagrams: the faulty trace's is one of them;
+    # every trace keeps its section, and the others say why they have no drawing.
+    inputs = [str(misdirected(tmp_path))] + [str(EXAMPLES / name) for name in ("graph-rag.nq", "supervisor.nq", "document-rag.nq")]
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["lint", *inputs, "--format", "html", "-o", str(out), "--no-config", "--diagrams", "2"])
+    assert result.exit_code == 1, result.output
+    page = out.read_text(encoding="utf-8")
+    sections = re.findall(r'<section class="trace" id="(t\d+)".*?</section>', page, re.S)
+    assert len(sections) == 4
+    drawn = re.findall(r'<section class="trace" id="(t\d+)"[^>]*>(?:(?!</section>).)*?<div class="diagram">', page, re.S)
+    assert len(drawn) == 2 and "t0" in drawn
+    assert page.count("No diagram: the report draws 2 traces' diagrams of 4") == 2
+    everything = tmp_path / "all.html"
+    CliRunner().invoke(main, ["lint", *inputs, "--format", "html", "-o", str(everything), "--no-config"])
+    assert everything.read_text(encoding="utf-8").count('<div class="diagram">') == 4

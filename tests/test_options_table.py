@@ -34,6 +34,7 @@ SAMPLES = {
     "min_coverage": (40, ["--min-coverage", "40"], 120, 120),
     "one_capture": (True, ["--one-capture"], "yes", "yes"),
     "stream_memory": (1000, ["--stream-memory", "1000"], -1, "many"),
+    "diagrams": (20, ["--diagrams", "20"], -1, "many"),
 }
 
 

@@ -278,3 +278,40 @@ def test_the_traces_heading_counts_the_rows_of_its_table(wide_report):
     finally:
         client.evaluate("""(() => {const s = document.querySelector('select.filter[name=severity]');
             s.value = ''; s.dispatchEvent(new Event('change'))})()""")
+
+
+def test_the_report_of_a_million_triples_opens_with_its_audit(tmp_path_factory):
+    """The benchmark capture of 1M triples (real-emitter traces, 1% faulty): its HTML report, made
+    in the run's one pass, is one offline file whose first screen is the audit, its numbers the
+    JSON report's, its plots drawn."""
+    import subprocess
+    import sys
+
+    from capture_support import corpus
+
+    folder = tmp_path_factory.mktemp("million")
+    source = corpus(1_000_000, folder)
+    out = folder / "report.html"
+    command = [sys.executable, "-m", "tgtrace.cli", "lint", str(source), "--no-config"]
+    made = subprocess.run([*command, "--format", "html", "-o", str(out)], capture_output=True, text=True, timeout=600)
+    assert made.returncode == 1, made.stderr[-2000:]
+    listed = subprocess.run([*command, "--format", "json"], capture_output=True, text=True, timeout=600)
+    audit = json.loads(listed.stdout)["audit"]
+    shots = artifacts(tmp_path_factory, "report-screenshots")
+    with chromium() as client:
+        found = visit(client, out.as_uri(), local=("file://",))
+        assert found == {"console": [], "failed": [], "remote": []}
+        client.evaluate("window.scrollTo(0, 0)")
+        time.sleep(0.2)
+        seen = client.evaluate("""(() => {const a = document.querySelector('#audit'), r = a.getBoundingClientRect();
+            return {top: r.top, height: innerHeight, text: a.innerText,
+                    plots: Array.from(a.querySelectorAll('svg.plot')).map(s => {const b = s.getBoundingClientRect();
+                        return [b.width, b.height, s.querySelectorAll('rect').length]})}})()""")
+        screenshot(client, shots / "report-million-audit.png", full_page=False)
+    assert 0 <= seen["top"] < seen["height"] / 2
+    assert f"Audit of {audit['traces']} traces" in seen["text"]
+    for row in audit["patterns"]:
+        assert row["pattern"] in seen["text"]
+    for row in audit["conformance"] + audit["behaviour"]:
+        assert row["rule"] in seen["text"]
+    assert len(seen["plots"]) >= 3 and all(w > 100 and h > 50 and bars >= 1 for w, h, bars in seen["plots"])

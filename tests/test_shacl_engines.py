@@ -556,6 +556,8 @@ def _js_coded(shapes: rdflib.Graph, results: list[dict]) -> set:
 # it runs on every example and fault and a few mutations, split between two processes.
 SHACL_ENGINE_CASES = _fewer_mutations(_cases())
 SHACL_ENGINE_PROCESSES = 2
+# Rules shacl-engine 1.1.2 cannot judge from the expanded bundle (docs/shacl-engines.md, its defects).
+SHACL_ENGINE_MISREAD = {"B006"}
 
 
 @pytest.fixture(scope="module")
@@ -604,22 +606,21 @@ def test_rdf_validate_shacl_agrees_with_tgtrace_on_the_core_rules(rdf_validate_s
     assert _js_coded(bundle_graph, rdf_validate_shacl_run.results()) == capture.core_pairs
 
 
-# Open (issue 51), two defects of shacl-engine 1.1.2 the shapes do not avoid yet, both reduced to a
-# few triples: (1) its path parser (lib/parsePath.js) reads one level of a path: in
-# sh:oneOrMorePath [ sh:inversePath p ] or sh:zeroOrOnePath [ sh:alternativePath (...) ] the inner
-# blank node is taken as a predicate, so B006's walk down a sub-agent's trace finds no Conclusion;
-# (2) a shape validated for sh:qualifiedValueShape below a property shape's value inherits that
-# value (Context.create keeps `value`; ShapeValidator.validateNode reads value before focusNode),
-# so it judges the outer value instead of each value node: C031's walk up to the Decomposition and
-# C029's sub-trace Question are judged on the wrong node.
-@pytest.mark.xfail(reason="open (issue 51): shacl-engine 1.1.2 reads nested property paths as predicates and judges a qualified value shape below a property shape on the outer value: B006 and C031 extra on the supervisor cases, C029 missed on orchestrator-react-graphrag-tool's fault", strict=False)
 @pytest.mark.slow
 def test_shacl_engine_agrees_with_tgtrace(shacl_engine_runs, expanded):
-    """shacl-engine with its SPARQL plugin and the expanded bundle: every rule."""
+    """shacl-engine with its SPARQL plugin and the expanded bundle: every rule, but B006, which it
+    reports on every sub-agent (it reads one level of a path; docs/shacl-engines.md)."""
     shapes = rdflib.Graph().parse(expanded, format="turtle")
     for run, part in shacl_engine_runs:
-        assert _js_coded(shapes, run.results()) == part.pairs
+        found = _js_coded(shapes, run.results())
+        assert {p for p in found if p[0] not in SHACL_ENGINE_MISREAD} == {p for p in part.pairs if p[0] not in SHACL_ENGINE_MISREAD}
         assert part.expected and {code for code, _ in part.pairs} & set(CORE_LEFT_OUT)
+        assert {p for p in found if p[0] == "B006"} >= {p for p in part.pairs if p[0] == "B006"}
+
+
+def test_the_rules_shacl_engine_misreads_are_the_documented_ones():
+    row = next(line for line in ENGINES_PAGE.splitlines() if line.startswith("| shacl-engine with"))
+    assert set(re.findall(r"\b[A-Z]\d{3}\b", row)) == SHACL_ENGINE_MISREAD
 
 
 def test_shacl_engine_runs_every_example_and_fault():
@@ -707,8 +708,8 @@ def test_rdf_validate_shacl_recipe(recipe_dir):
 REPRODUCERS = dict(re.findall(r"<!-- reproducer: ([\w-]+) -->\s*```js\n(.*?)```", ENGINES_PAGE, re.S))
 
 
-def test_the_docs_reproduce_seven_defects():
-    assert len(REPRODUCERS) == 7
+def test_the_docs_reproduce_nine_defects():
+    assert len(REPRODUCERS) == 9
     for code in REPRODUCERS.values():
         assert re.search(r"^// Expected: .+$", code, re.M) and re.search(r"^// Actual: .+$", code, re.M)
 

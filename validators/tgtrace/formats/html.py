@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..ground.escaping import printable
+from ..ground.limits import MAX_DIAGRAMS
 from ..ground.model import Report, Severity
 from ..inputs.excerpt import excerpts
 from ..rules import all_rules
@@ -202,6 +203,20 @@ def _audit(audit: dict[str, Any], prefix_of: dict[tuple, str]) -> str:
             f'<div id="audit-longest"><h3>Longest traces</h3>{traces(audit["longest"])}</div></div></section>')
 
 
+def _drawn(views: list[TraceView], audit: dict[str, Any] | None, bound: int) -> set[int]:
+    """The indexes of the views whose diagram is drawn: at most ``bound``, those with errors first,
+    then warnings, then the traces the audit lists, then those with information findings, each
+    group in input order."""
+    listed = {(r["file"], r["trace"]) for key in ("slowest", "longest") for r in (audit or {}).get(key, ())}
+
+    def rank(index: int) -> tuple:
+        view = views[index]
+        counts = view.counts()
+        return (not counts["error"], not counts["warning"], (view.file, view.trace) not in listed,
+                not counts["info"], index)
+    return set(sorted(range(len(views)), key=rank)[:bound])
+
+
 def render(report: Report, output: Output | None = None) -> str:
     root = getattr(output, "root", None)
     rules = all_rules()
@@ -238,8 +253,9 @@ def render(report: Report, output: Output | None = None) -> str:
         + (f'<span class="muted" id="not-shown">{not_shown(report)}</span>' if report.not_shown else "")
         + "</div></section>",
     ]
-    if report.audit is not None:
-        parts.append(_audit(summarize(report.audit, report.findings), prefix_of))
+    audit = summarize(report.audit, report.findings) if report.audit is not None else None
+    if audit is not None:
+        parts.append(_audit(audit, prefix_of))
     # Traces.
     # Its heading counts its rows; a trace that several files hold has a row for each file.
     rows = f'<span id="traces-shown">{len(views)}</span>'
@@ -297,13 +313,18 @@ def render(report: Report, output: Output | None = None) -> str:
                      f"<td>{message}</td><td>{_e(shown_location(finding.file, finding.line, root))}</td>"
                      f"<td>{link}</td></tr>")
     parts.append("</tbody></table></div></section>")
-    # Each trace's diagram.
-    for view in views:
+    # Each trace's diagram, of as many traces as the bound allows.
+    bound = output.diagrams if output is not None else MAX_DIAGRAMS
+    drawn = _drawn(views, audit, bound) if len(views) > bound else set(range(len(views)))
+    undrawn = (f'<p class="muted">No diagram: the report draws {plural(bound, "trace")}\' diagrams of '
+               f"{len(views):,}, those with the most severe findings first (--diagrams; tg-trace graph draws any "
+               "one).</p>")
+    for index, view in enumerate(views):
         prefix = prefix_of[(view.file, view.trace)]
         parts.append(f'<section class="trace" id="{prefix}" data-trace="{prefix}"><h2>[{_e(view.pattern)}] {_e(view.question or view.trace)}</h2>'
                      f'<p class="muted">{_iri(view.trace)} in {_e(shown_path(view.file, root))}'
                      + (f" · trace model of TrustGraph {_e(view.trace_model)}" if view.trace_model else "")
-                     + "</p>" + _diagram(view, prefix) + "</section>")
+                     + "</p>" + (_diagram(view, prefix) if index in drawn else undrawn) + "</section>")
     # Rules.
     if used:
         parts.append("<section><h2>Rules</h2>")

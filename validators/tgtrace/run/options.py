@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ground.errors import TgTraceError
-from ..ground.limits import DEPTH_CEILING, MAX_DEPTH, MAX_EXPANSION, STREAM_MEMORY
+from ..ground.limits import DEPTH_CEILING, MAX_DEPTH, MAX_DIAGRAMS, MAX_EXPANSION, STREAM_MEMORY
 from ..ground.model import Finding, Severity
 from ..inputs.loaders import INPUT_FORMATS, MAX_STDIN_BYTES, STDIN_TIMEOUT
 from ..rules import all_rules, families
@@ -305,6 +305,12 @@ OPTIONS: tuple[Option, ...] = (
                                    f"still counts every finding. {SHOW_DEFAULT}"},
            key="show", key_help="lowest severity whose findings are shown: `error`, `warning` or `info`; the summary "
                                 f"still counts every finding. {SHOW_DEFAULT}"),
+    Option("diagrams", _whole, flag="--diagrams", kind="int", minimum=0, metavar="TRACES", output=True,
+           help=f"Draw the diagrams of at most this many traces in the HTML report: those with the most severe "
+                f"findings first, then those the audit lists, then the others in order; every other trace keeps "
+                f"its section, which says so (default: {MAX_DIAGRAMS}; 0: none).",
+           commands=("lint",), key="diagrams",
+           key_help="traces whose diagram the HTML report draws, at most (`--diagrams`)"),
     Option("severity", severity_overrides, key="severity", overlaid=True,
            key_help="table of rule code = `error` / `warning` / `info`: the severity that rule's findings get"),
     Option("scoped_ignores", _scoped("path"), key="per-file-ignores", joined=True,

@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..ground.limits import MAX_DEPTH, MAX_EXPANSION, STREAM_MEMORY, InputBounds
+from ..ground.limits import MAX_DEPTH, MAX_DIAGRAMS, MAX_EXPANSION, STREAM_MEMORY, InputBounds
 from ..ground.model import Finding, Severity
 from ..inputs.loaders import MAX_STDIN_BYTES, STDIN_TIMEOUT
 from ..rules import all_rules, families
@@ -90,6 +90,8 @@ class Output:
     # Only findings at or above this severity are shown (None: the format's default,
     # options.SHOW_DEFAULT); the summary counts all.
     show: Severity | None = None
+    # The HTML report draws the diagrams of at most this many traces (0: none).
+    diagrams: int = MAX_DIAGRAMS
 
     def shown_from(self, fail_on: Severity | None = None) -> Severity | None:
         """The lowest severity listed (None: every finding): ``show`` as given, else the format's

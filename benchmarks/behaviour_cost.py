@@ -1,0 +1,75 @@
+"""What the behaviour rules cost: ``tg-trace lint`` on the benchmark corpus with every shapes
+module, against the same run with ``shapes/behaviour.ttl`` left out (``TG_TRACE_SHAPES``).
+
+The two runs alternate (A B A B ...), so that a drift of the machine's speed falls on both; each
+run's CPU time (user + system, children included) and peak memory are the operating system's
+accounting of the finished process. The median of each and the ratio of the medians are printed;
+nothing is asserted (speed is reported, not asserted)::
+
+    python benchmarks/behaviour_cost.py                    # 1M triples, 5 runs of each
+    python benchmarks/behaviour_cost.py --sizes 100000 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import run as bench  # noqa: E402  (the corpus and its cache, as the main benchmark makes them)
+
+
+def measure(command: list[str], environment: dict) -> tuple[float, float]:
+    """One run's CPU seconds (its children's included) and peak resident MB, from wait4."""
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    err = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)}: exit status {process.returncode}: {err.decode(errors='replace')[-500:]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000000", help="corpus sizes in triples (default 1M)")
+    parser.add_argument("--runs", type=int, default=5, help="runs of each, alternating (default 5)")
+    parser.add_argument("--faults", type=float, default=0.01, help="share of faulty traces (default 0.01)")
+    parser.add_argument("--seed", default="0", help="corpus seed (default 0)")
+    parser.add_argument("--corpora", type=Path, default=bench.DEFAULT_CORPORA, help="where corpora are cached")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        without = Path(scratch) / "shapes"
+        shutil.copytree(ROOT / "shapes", without)
+        (without / "behaviour.ttl").unlink()
+        tool = [sys.executable, "-m", "tgtrace.cli", "lint", "--no-config", "--format", "json"]
+        for size in (int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()):
+            path = bench.corpus(size, args.faults, args.seed, args.corpora, 0)
+            kinds = {"with the behaviour rules": dict(os.environ),
+                     "without them": {**os.environ, "TG_TRACE_SHAPES": str(without)}}
+            found: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
+            for _ in range(args.runs + 1):  # the first round warms the caches and is not counted
+                for kind, environment in kinds.items():
+                    found[kind].append(measure([*tool, str(path)], environment))
+            medians = {kind: (statistics.median(c for c, _ in runs[1:]), statistics.median(m for _, m in runs[1:]))
+                       for kind, runs in found.items()}
+            print(f"{size:,} triples ({path.name}), median of {args.runs} alternating runs:")
+            for kind, (cpu, memory) in medians.items():
+                print(f"  {kind}: {cpu:.2f} s CPU, peak {memory:,.0f} MB")
+            (with_cpu, with_memory), (without_cpu, without_memory) = medians.values()
+            print(f"  behaviour rules' cost: CPU {with_cpu / without_cpu:.3f}x, peak memory {with_memory / without_memory:.3f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
