@@ -62,11 +62,10 @@ def test_another_pyshacl_runs_stock_and_says_so(monkeypatch, capsys):
 
 def test_patches_are_undone_when_the_run_ends():
     from pyshacl import shape as shape_module
+    from pyshacl.constraints.core import logical_constraints as logical
     from rdflib.paths import MulPath
     from rdflib.plugins.sparql import evalutils
     from rdflib.plugins.sparql.processor import SPARQLProcessor
-
-    from pyshacl.constraints.core import logical_constraints as logical
 
     def current() -> tuple:
         return (SPARQLProcessor.query, MulPath.eval, evalutils._ebv, shape_module.Shape.find_custom_constraints,

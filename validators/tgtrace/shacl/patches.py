@@ -386,14 +386,15 @@ def nested_verdicts_once() -> Iterator[None]:
     from pyshacl.constraints.core import logical_constraints as logical
     from pyshacl.constraints.core import shape_based_constraints as shape_based
     from pyshacl.shape import Shape
-    from rdflib.term import Identifier as Term
+    from rdflib.term import IdentifiedNode
+    from rdflib.term import Literal as RdfLiteral
 
     original_validate = Shape.validate
     inside = [0]  # nesting depth of verdict-only evaluations
 
     def validate(self: Shape, executor: Any, target_graph: Any, focus: Any = None,
                  _evaluation_path: Any = None) -> Any:
-        if not inside[0] or not isinstance(focus, Term):
+        if not inside[0] or not isinstance(focus, (IdentifiedNode, RdfLiteral)):  # one node, as pySHACL tells it
             return original_validate(self, executor, target_graph, focus, _evaluation_path)
         key = (id(self), id(target_graph), focus)
         entry = _NESTED_VERDICTS.get(key)
