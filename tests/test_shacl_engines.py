@@ -606,6 +606,9 @@ def test_rdf_validate_shacl_agrees_with_tgtrace_on_the_core_rules(rdf_validate_s
     assert _js_coded(bundle_graph, rdf_validate_shacl_run.results()) == capture.core_pairs
 
 
+@pytest.mark.xfail(reason="open (issue 51): on a clean clone the first half of the cases agrees, every rule but B006; "
+                          "in the second half Node exits 13, nothing printed (a promise of shacl-engine's that never "
+                          "settles, as docs/shacl-engines.md's DISTINCT defect did), not yet cut down to its case", strict=False)
 @pytest.mark.slow
 def test_shacl_engine_agrees_with_tgtrace(shacl_engine_runs, expanded):
     """shacl-engine with its SPARQL plugin and the expanded bundle: every rule, but B006, which it
