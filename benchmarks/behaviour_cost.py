@@ -16,7 +16,6 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,18 +25,6 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import run as bench  # noqa: E402  (the corpus and its cache, as the main benchmark makes them)
-
-
-def measure(command: list[str], environment: dict) -> tuple[float, float]:
-    """One run's CPU seconds (its children's included) and peak resident MB, from wait4."""
-    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert process.stderr is not None
-    err = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-    if process.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)}: exit status {process.returncode}: {err.decode(errors='replace')[-500:]}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> int:
@@ -52,7 +39,8 @@ def main() -> int:
         without = Path(scratch) / "shapes"
         shutil.copytree(ROOT / "shapes", without)
         (without / "behaviour.ttl").unlink()
-        tool = [sys.executable, "-m", "tgtrace.cli", "lint", "--no-config", "--format", "json"]
+        tool = [*bench.tg_trace_command(), "lint", "--no-config", "--format", "json"]
+        report = Path(scratch) / "report.json"
         for size in (int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()):
             path = bench.corpus(size, args.faults, args.seed, args.corpora, 0)
             kinds = {"with the behaviour rules": dict(os.environ),
@@ -60,7 +48,8 @@ def main() -> int:
             found: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
             for _ in range(args.runs + 1):  # the first round warms the caches and is not counted
                 for kind, environment in kinds.items():
-                    found[kind].append(measure([*tool, str(path)], environment))
+                    _, memory, cpu = bench.run_measured([*tool, str(path)], report, env=environment)
+                    found[kind].append((cpu, memory))
             medians = {kind: (statistics.median(c for c, _ in runs[1:]), statistics.median(m for _, m in runs[1:]))
                        for kind, runs in found.items()}
             print(f"{size:,} triples ({path.name}), median of {args.runs} alternating runs:")

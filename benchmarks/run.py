@@ -172,7 +172,7 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def run_measured(cmd: list[str], stdout_path: Path, sample_tree: bool = False,
-                 cwd: Path | None = None) -> tuple[float, float, float]:
+                 cwd: Path | None = None, env: dict | None = None) -> tuple[float, float, float]:
     """Wall seconds, peak RSS in MB and CPU seconds (user + system) of one command.
 
     Peak RSS is the kernel's figure for the process (wait4), which for a
@@ -187,7 +187,7 @@ def run_measured(cmd: list[str], stdout_path: Path, sample_tree: bool = False,
     """
     with open(stdout_path, "wb") as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, cwd=cwd)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, cwd=cwd, env=env)
         peak_tree = [0]
         tree_cpu: dict[int, float] = {}
         done = threading.Event()

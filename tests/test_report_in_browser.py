@@ -72,6 +72,17 @@ def in_view(client, selector: str) -> dict:
                  highlighted: el.classList.contains('hl')}}}})()""")
 
 
+def audit_on_screen(client) -> dict:
+    """The audit as the first screen shows it: where it starts, the viewport's height, its text, and
+    each plot's size and bars."""
+    client.evaluate("window.scrollTo(0, 0)")
+    time.sleep(0.2)
+    return client.evaluate("""(() => {const a = document.querySelector('#audit'), r = a.getBoundingClientRect();
+        return {top: r.top, height: innerHeight, text: a.innerText,
+                plots: Array.from(a.querySelectorAll('svg.plot')).map(s => {const b = s.getBoundingClientRect();
+                    return [b.width, b.height, s.querySelectorAll('rect').length]})}})()""")
+
+
 def test_the_report_renders_offline_with_every_diagram(page, report, shots):
     client, found = page
     assert found == {"console": [], "failed": [], "remote": []}
@@ -90,12 +101,7 @@ def test_the_report_opens_with_the_audit_and_its_plots(page, report, shots):
     plots drawn in the page (no request made for them); a slowest trace's link opens its diagram."""
     client, found = page
     assert found["remote"] == [] and found["failed"] == []
-    client.evaluate("window.scrollTo(0, 0)")
-    time.sleep(0.2)
-    audit = client.evaluate("""(() => {const a = document.querySelector('#audit'), r = a.getBoundingClientRect();
-        return {top: r.top, height: innerHeight, text: a.innerText,
-                plots: Array.from(a.querySelectorAll('svg.plot')).map(s => {const b = s.getBoundingClientRect();
-                    return [b.width, b.height, s.querySelectorAll('rect').length]})}})()""")
+    audit = audit_on_screen(client)
     assert 0 <= audit["top"] < audit["height"] / 2
     assert f"Audit of {1 + len(INPUTS)} traces" in audit["text"] and "Termination reasons" in audit["text"]
     behaviours = {f["rule"] for f in report[1] if f["family"] == "behaviour"}
@@ -301,12 +307,7 @@ def test_the_report_of_a_million_triples_opens_with_its_audit(tmp_path_factory):
     with chromium() as client:
         found = visit(client, out.as_uri(), local=("file://",))
         assert found == {"console": [], "failed": [], "remote": []}
-        client.evaluate("window.scrollTo(0, 0)")
-        time.sleep(0.2)
-        seen = client.evaluate("""(() => {const a = document.querySelector('#audit'), r = a.getBoundingClientRect();
-            return {top: r.top, height: innerHeight, text: a.innerText,
-                    plots: Array.from(a.querySelectorAll('svg.plot')).map(s => {const b = s.getBoundingClientRect();
-                        return [b.width, b.height, s.querySelectorAll('rect').length]})}})()""")
+        seen = audit_on_screen(client)
         screenshot(client, shots / "report-million-audit.png", full_page=False)
     assert 0 <= seen["top"] < seen["height"] / 2
     assert f"Audit of {audit['traces']} traces" in seen["text"]

@@ -315,7 +315,7 @@ def render(report: Report, output: Output | None = None) -> str:
     parts.append("</tbody></table></div></section>")
     # Each trace's diagram, of as many traces as the bound allows.
     bound = output.diagrams if output is not None else MAX_DIAGRAMS
-    drawn = _drawn(views, audit, bound) if len(views) > bound else set(range(len(views)))
+    drawn = _drawn(views, audit, bound)
     undrawn = (f'<p class="muted">No diagram: the report draws {plural(bound, "trace")}\' diagrams of '
                f"{len(views):,}, those with the most severe findings first (--diagrams; tg-trace graph draws any "
                "one).</p>")
