@@ -216,7 +216,9 @@ class TraceGraph:
         self._children: defaultdict[Node, list[Node]] = defaultdict(list)  # object of prov:wasDerivedFrom -> subjects
         # Sub-entities (Thoughts, selections) -> the entities that own them.
         self._owners: defaultdict[Node, list[Node]] = defaultdict(list)
-        self._inverse: dict[tuple[str, Node], list[Node]] | None = None
+        # predicate -> object -> subjects, each predicate's built when first asked: the shapes walk
+        # few predicates backwards, and one index of every statement cost 43 MB at 1M triples.
+        self._inverse: dict[str, dict[Node, list[Node]]] = {}
         self._heads: frozenset[Node] | None = None
         self._facts: dict[str, Any] = {}
         # For line numbers: subject -> the number of its first statement, and for a subject whose
@@ -393,7 +395,8 @@ class TraceGraph:
         return False
 
     def _invalidate(self) -> None:
-        self._inverse = self._heads = None
+        self._inverse = {}
+        self._heads = None
         if self._facts:
             self._facts = {}
 
@@ -546,17 +549,16 @@ class TraceGraph:
         return MappingProxyType(self._children)
 
     def subjects(self, predicate: str, node: Node) -> Sequence[Node]:
-        """Subjects of (?, predicate, node): the inverse index, built on first use."""
+        """Subjects of (?, predicate, node): the predicate's inverse index, built on first use."""
         if predicate is DERIVED or predicate == DERIVED:
             return self._children.get(node, _NONE)
-        if self._inverse is None:
-            inverse: dict[tuple[str, Node], list[Node]] = {}
+        inverse = self._inverse.get(predicate)
+        if inverse is None:
+            inverse = self._inverse[predicate] = {}
             for s, props in self._out.items():
-                for p, objects in props.items():
-                    for o in objects:
-                        inverse.setdefault((p, o), []).append(s)
-            self._inverse = inverse
-        return self._inverse.get((predicate, node), _NONE)
+                for o in props.get(predicate, _NONE):
+                    inverse.setdefault(o, []).append(s)
+        return inverse.get(node, _NONE)
 
     def objects_of(self, predicate: str) -> list[Node]:
         """Every object of predicate, in order of first use."""
