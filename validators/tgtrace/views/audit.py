@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..ground.graph import TraceGraph
@@ -159,7 +159,8 @@ class AuditVisit:
     keep: bool = False
 
     def __call__(self, graph: TraceGraph, result: InputResult) -> None:
-        self.views(graph, result)
+        # Views dropped at once need only what facts_of reads: their outline.
+        (self.views if self.keep else replace(self.views, outline=True))(graph, result)
         result.audit = [facts_of(view) for view in result.views or ()]
         if not self.keep:
             result.views = None

@@ -256,8 +256,10 @@ def capture_order(row: TraceView | TraceRow) -> tuple:
 # ---------------------------------------------------------------------------
 
 class _Builder:
-    def __init__(self, graph: TraceGraph, findings: Iterable[Finding], max_depth: int = MAX_DEPTH) -> None:
+    def __init__(self, graph: TraceGraph, findings: Iterable[Finding], max_depth: int = MAX_DEPTH,
+                 outline: bool = False) -> None:
         self.graph = graph
+        self.outline = outline
         self.models = infer(graph)
         self.by_focus: dict[str, list[Finding]] = {}
         for finding in findings:
@@ -426,6 +428,8 @@ class _Builder:
         graph = self.graph
         kind, types = self.kind(node)
         text = lambda p: self.text(node, TG + p)  # noqa: E731
+        if self.outline:
+            return self.outline_step(node, kind)
         step = Step(node=tg.name(node), kind=kind, types=types, label=self.text(node, RDFS + "label"),
                     number=_int(self.value(node, TG + "stepNumber")),
                     started=self.text(node, PROV + "startedAtTime"),
@@ -486,6 +490,26 @@ class _Builder:
         return step
 
 
+    def outline_step(self, node: Node, kind: str) -> Step:
+        """What a view's sums, its pattern and its termination read, and nothing of the texts,
+        links and selections shown: the audit keeps a few numbers of each trace, and a full view
+        of every trace of a 1M-triple capture held at once cost 130 MB. The empty fields share
+        one empty value (an outline is read once and dropped); a step's sub-traces are its own."""
+        return Step(node=tg.name(node), kind=kind, types=_SHARED_LIST,
+                    llm_ms=_int(self.value(node, TG + "llmDurationMs")),
+                    tool_ms=_int(self.value(node, TG + "toolDurationMs")),
+                    tokens_in=_int(self.value(node, TG + "inToken")),
+                    tokens_out=_int(self.value(node, TG + "outToken")),
+                    pattern=self.text(node, TG + "pattern"), termination=self.text(node, TG + "terminationReason"),
+                    details=_SHARED_DICT, edges=_SHARED_LIST, chunks=_SHARED_LIST, findings=_SHARED_LIST,
+                    parents=_SHARED_LIST, chain=_SHARED_LIST, owned=_SHARED_LIST)
+
+
+# An outline step's empty fields (never written: see _Builder.outline_step).
+_SHARED_LIST: list = []
+_SHARED_DICT: dict = {}
+
+
 def _linked(graph: TraceGraph) -> dict:
     """Every node -> the nodes a statement links it to (rdf:type aside), either way."""
     linked: dict = {}
@@ -502,14 +526,15 @@ def _linked(graph: TraceGraph) -> dict:
 
 def views_of(graph: TraceGraph, findings: Iterable[Finding], file: str | None = None,
              only: Callable[[str], bool] | None = None, aside: set | frozenset = frozenset(),
-             max_depth: int = MAX_DEPTH) -> list[TraceView]:
+             max_depth: int = MAX_DEPTH, outline: bool = False) -> list[TraceView]:
     """One view per top-level trace of the graph (sub-traces nested), in order of start.
 
     ``only``: a predicate on the root's IRI; other traces are built (a step that two traces
     reach is the first one's, as when every trace is shown) but not returned. ``aside``: nodes
     of traces shown elsewhere (a cluster's seams), never placed here as lost. Sub-traces nested
-    deeper than ``max_depth`` are refused (:class:`~tgtrace.ground.limits.TooDeep`)."""
-    builder = _Builder(graph, findings, max_depth)
+    deeper than ``max_depth`` are refused (:class:`~tgtrace.ground.limits.TooDeep`). ``outline``:
+    steps with only what the views' sums, pattern and termination read, and no findings (the audit's)."""
+    builder = _Builder(graph, () if outline else findings, max_depth, outline)
     views = []
     for root in trace_roots(graph):
         inference = builder.models.get(root)
@@ -589,13 +614,16 @@ class ViewsVisit:
     only: Callable[[str], bool] | None = None
     max_depth: int = MAX_DEPTH
     refuse: bool = True
+    outline: bool = False  # steps with what the audit reads only (views_of's outline)
 
     def __call__(self, graph: TraceGraph, result: InputResult) -> None:
         try:
             if graph.locator.spans_parts:
-                result.views = capture_views(graph, result.findings, self.only, max_depth=self.max_depth)
+                result.views = capture_views(graph, result.findings, self.only, max_depth=self.max_depth,
+                                             outline=self.outline)
             else:
-                result.views = views_of(graph, result.findings, result.name, self.only, max_depth=self.max_depth)
+                result.views = views_of(graph, result.findings, result.name, self.only, max_depth=self.max_depth,
+                                        outline=self.outline)
         except TooDeep:
             if self.refuse:
                 raise
@@ -621,10 +649,11 @@ def explore(*sources: object, settings: Settings = DEFAULTS, only: Callable[[str
 
 
 def capture_views(graph: TraceGraph, findings: Iterable[Finding], only: Callable[[str], bool] | None = None,
-                  aside: set | frozenset = frozenset(), max_depth: int = MAX_DEPTH) -> list[TraceView]:
+                  aside: set | frozenset = frozenset(), max_depth: int = MAX_DEPTH,
+                  outline: bool = False) -> list[TraceView]:
     """Views of a graph that holds parts of one capture, each named by the part that holds its
     root (as the lint report names a trace's file), in :func:`capture_order`."""
-    views = views_of(graph, findings, only=only, aside=aside, max_depth=max_depth)
+    views = views_of(graph, findings, only=only, aside=aside, max_depth=max_depth, outline=outline)
     roots = [tg.term(r) for r in trace_roots(graph)]
     where = graph.places((r, None, None) for r in roots)
     part = {tg.name(r): where.get((r, None, None), (graph.name,))[0] for r in roots}
