@@ -271,6 +271,9 @@ class _Builder:
         # steps); each view's root -> (the view, its steps by node).
         self.home: dict = {}
         self.built: dict = {}
+        # A class IRI -> its local name, one string shared by every step of that kind (a string
+        # per step cost 4 MB for the kinds alone at 1M triples, and as much again per mixin).
+        self.class_names: dict[str, str] = {}
 
     def value(self, node: Node, predicate: str) -> Node | None:
         values = self.graph.values(node, predicate)
@@ -286,7 +289,11 @@ class _Builder:
         # Question subclasses name the step better than tg:Question.
         main = kinds[0] if kinds else (TG + "Question" if TG + "Question" in types else
                                        (types[0] if types else PROV + "Entity"))
-        return local(main), [local(t) for t in types]
+        names = self.class_names
+        for t in (main, *types):
+            if t not in names:
+                names[t] = local(t)
+        return names[main], [names[t] for t in types]
 
     def next_nodes(self, node: Node) -> list:
         return self.chain.next_nodes(node)
