@@ -213,6 +213,9 @@ class TraceGraph:
         # The engine's fast accessor (see the class's note): the index, typed read only.
         self.out: Final[Mapping[Node, Mapping[str, Sequence[Node]]]] = self._out
         self._types: dict[Node, set[str]] = {}
+        # predicate (other than rdf:type) -> the subjects that state it with two objects or more
+        # (most state each once: a rule of values stated once reads these alone).
+        self._many_valued: defaultdict[str, list[Node]] = defaultdict(list)
         self._children: defaultdict[Node, list[Node]] = defaultdict(list)  # object of prov:wasDerivedFrom -> subjects
         # Sub-entities (Thoughts, selections) -> the entities that own them.
         self._owners: defaultdict[Node, list[Node]] = defaultdict(list)
@@ -266,6 +269,7 @@ class TraceGraph:
         out, types, intern, children, owners = self._out, self._types, _intern, self._children, self._owners
         first, later = self._first, self._later
         graph_of, elsewhere = self._graph_of, self._elsewhere
+        many_valued = self._many_valued
         # The graph of the quads being read (its key), and whether the current run of a subject's
         # statements lies in that subject's first graph (then nothing more is noted per quad).
         graph_key = DEFAULT_GRAPH
@@ -337,8 +341,10 @@ class TraceGraph:
                     props[p] = [o]
                 # A short list (nearly every one) is scanned, cheaper than a set beside it; a long one
                 # (one subject's 50,000 values of a predicate) is asked through its set (_known).
-                elif not (o in values if len(values) < _SCANNED else self._known(values, o)):
+                elif not (o in values if (n := len(values)) < _SCANNED else self._known(values, o)):
                     values.append(o)
+                    if n == 1 and role is not _TYPES:
+                        many_valued[p].append(k)
                 else:
                     if graphs and (not in_first_graph or k in elsewhere):
                         self._note_repeat(k, p, o, graph_key)
@@ -544,6 +550,10 @@ class TraceGraph:
         """Nodes that derive from node."""
         return self._children.get(node, _NONE)
 
+    def many_valued(self, predicate: str) -> Sequence[Node]:
+        """The subjects that state predicate (other than rdf:type) with two objects or more."""
+        return self._many_valued.get(predicate, _NONE)
+
     def derived_from(self) -> Mapping[Node, Sequence[Node]]:
         """Every node something derives from -> the nodes that derive from it (read only)."""
         return MappingProxyType(self._children)
@@ -552,13 +562,28 @@ class TraceGraph:
         """Subjects of (?, predicate, node): the predicate's inverse index, built on first use."""
         if predicate is DERIVED or predicate == DERIVED:
             return self._children.get(node, _NONE)
+        if type(node) is str and predicate in self._model.owning and predicate not in self._inverse:
+            # A sub-entity's owners are indexed as they are read: no index of the link is built.
+            owners = self._owners.get(node)
+            if owners is None:
+                return _NONE
+            return [s for s in dict.fromkeys(owners) if node in self._out[s].get(predicate, _NONE)]
+        return self._inverse_index(predicate).get(node, _NONE)
+
+    def inverse(self, predicate: str) -> Mapping[Node, Sequence[Node]]:
+        """Every object of predicate -> its subjects (read only)."""
+        if predicate is DERIVED or predicate == DERIVED:
+            return self.derived_from()
+        return MappingProxyType(self._inverse_index(predicate))
+
+    def _inverse_index(self, predicate: str) -> dict[Node, list[Node]]:
         inverse = self._inverse.get(predicate)
         if inverse is None:
             inverse = self._inverse[predicate] = {}
             for s, props in self._out.items():
                 for o in props.get(predicate, _NONE):
                     inverse.setdefault(o, []).append(s)
-        return inverse.get(node, _NONE)
+        return inverse
 
     def objects_of(self, predicate: str) -> list[Node]:
         """Every object of predicate, in order of first use."""
@@ -570,7 +595,10 @@ class TraceGraph:
 
     def instances(self, cls: str) -> list[Node]:
         """Nodes typed cls or a subclass of it (rdfs:subClassOf in the graph)."""
-        classes = {cls} | self.subclasses(cls)
+        subclasses = self.subclasses(cls)
+        if not subclasses:
+            return list(self.fact("instances", _instances_by_class).get(cls, _NONE))
+        classes = {cls} | subclasses
         return [n for n, kinds in self._types.items() if kinds & classes]
 
     def subclasses(self, cls: str) -> set[Node]:
@@ -799,6 +827,16 @@ class TraceGraph:
             return {}
         runs = {s: self.runs(key(s)) for s, _, _ in wanted}
         return self._locator.places(wanted, runs, self._statements, self._name)
+
+
+def _instances_by_class(graph: TraceGraph) -> dict[str, list[Node]]:
+    """Each asserted class -> its instances, in the order they were first typed (one pass, however
+    many classes the rules ask for)."""
+    found: defaultdict[str, list[Node]] = defaultdict(list)
+    for node, kinds in graph._types.items():
+        for cls in kinds:
+            found[cls].append(node)
+    return found
 
 
 def _group_kinds(graph: TraceGraph) -> dict[Kind, list[Node]]:

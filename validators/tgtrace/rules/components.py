@@ -348,7 +348,15 @@ def _declared_predicates(ctx: Context, shape: Shape, focus: object, predicates: 
             yield focus, predicate
 
 
-@component("StatedOnceConstraintComponent", "statedOnce", namespace=TGL)
+def _stated_twice(graph: TraceGraph, params: _Params) -> frozenset:
+    # The graph notes the few subjects that state a predicate twice as it reads them; found once
+    # per graph and list, however many kinds of node ask.
+    listed = str(param(params, "statedOnce", TGL))
+    return graph.fact("stated twice of " + listed, lambda graph: frozenset(
+        node for predicate in _listed(listed) for node in graph.many_valued(predicate)))
+
+
+@component("StatedOnceConstraintComponent", "statedOnce", namespace=TGL, candidates=_stated_twice)
 def _stated_once(ctx: Context, shape: Shape, focus: Node, values: Sequence[Node],
                  params: _Params) -> Iterator[tuple[object, str]]:
     props = ctx.graph.out.get(focus)

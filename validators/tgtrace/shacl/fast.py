@@ -701,7 +701,35 @@ class _Run:
             # Every member must fail: only nodes each screened member names.
             screens = [s for s in (self._screen(m) for m in params[SH + "or"]) if s is not None]
             return set.intersection(*screens) if screens else None
+        if shape.path is None and iri == SH + "AndConstraintComponent":
+            # One member failing fails the whole: the nodes any member names, when each names them.
+            found: set = set()
+            for member in params[SH + "and"]:
+                screen = self._screen(member)
+                if screen is None:
+                    return None
+                found |= screen
+            return found
+        if shape.path is None and iri == SH + "NotConstraintComponent":
+            return self._may_conform(params[SH + "not"])
         path = shape.path
+        if iri == QUALIFIED and params.get(SH + "qualifiedMinCount") is None \
+                and params.get(SH + "qualifiedMaxCount") is not None \
+                and params.get(SH + "qualifiedValueShapesDisjoint") is None \
+                and not (path is not None and path.kind == "inverse" and path.arg == Path("pred", DERIVED)):
+            # Too many qualified values: only nodes whose path reaches a node that may qualify.
+            may_qualify = self._may_conform(params[SH + "qualifiedValueShape"])
+            return None if may_qualify is None or path is None else _reached_backwards(self.graph, path, may_qualify)
+        if iri == SH + "MaxCountConstraintComponent" and path is not None and path.kind == "pred" \
+                and path.arg not in (DERIVED, RDF_TYPE):
+            high = int(params[SH + "maxCount"])
+            # The graph notes the subjects that state a predicate twice; none may state it at all.
+            return set(self.graph.many_valued(path.arg)) if high >= 1 else self._stating(path.arg)
+        if iri == SH + "MaxCountConstraintComponent" and (backwards := _inverse_predicates(path)) is not None \
+                and backwards != (DERIVED,):
+            # At most n subjects through these predicates: only nodes with more can fail, counted
+            # in each predicate's inverse index (a Thought or selection is named once or twice).
+            return self._named_by_more_than(backwards, int(params[SH + "maxCount"]))
         if path is None or path.kind != "inverse" or path.arg.kind != "pred" or path.arg.arg != DERIVED:
             return None
         if iri == SH + "QualifiedValueShapeConstraintComponent" and params.get(SH + "qualifiedMinCount") is None \
@@ -726,6 +754,64 @@ class _Run:
             return self._derived_by_more_than(int(params[SH + "maxCount"]))
         return None
 
+    def _stating(self, predicate: str) -> set:
+        """The subjects of predicate, kind by kind."""
+        return {node for (_, predicates), nodes in self.graph.kinds().items() if predicate in predicates
+                for node in nodes}
+
+    def _may_conform(self, shape: Shape) -> set | None:
+        """The only nodes that can conform to shape, where its constraints name them (a class, a
+        path up to such nodes; some of them may not conform); None when any node may."""
+        key = ("conforming", id(shape))
+        if key not in self._screens:
+            self._screens[key] = None  # a shape that refers to itself names no nodes
+            # More nodes than conform, at times: a screen needs only to hold every node that does.
+            self._screens[key] = self._conforming_candidates(shape)
+        return self._screens[key]
+
+    def _conforming_candidates(self, shape: Shape) -> set | None:
+        if shape.sparql or shape.deactivated or shape.path is not None:
+            return None
+        by_types = self.types_test(shape)
+        if by_types is not None:
+            return {node for (kinds, _), nodes in self.graph.kinds().items() if by_types(kinds) for node in nodes}
+        # A node conforms to each constraint: any one that names its nodes narrows them.
+        narrowest: set | None = None
+        for constraint in shape.constraints:
+            found = self._conforming_to(constraint)
+            if found is not None and (narrowest is None or len(found) < len(narrowest)):
+                narrowest = found
+        return narrowest
+
+    def _conforming_to(self, constraint: Constraint) -> set | None:
+        iri, params = constraint.component, constraint.params
+        if iri == SH + "OrConstraintComponent":
+            found: set = set()
+            for member in params[SH + "or"]:
+                may = self._may_conform(member)
+                if may is None:
+                    return None
+                found |= may
+            return found
+        if iri == SH + "NodeConstraintComponent":
+            return self._may_conform(params[SH + "node"])
+        if iri == SH + "InConstraintComponent":
+            return {key_from_rdflib(member) for member in params[SH + "in"]}
+        if (by_types := self._constraint_types_test(constraint)) is not None:
+            return {node for (kinds, _), nodes in self.graph.kinds().items() if by_types(kinds) for node in nodes}
+        if iri == PROPERTY:
+            nested = params[SH + "property"]
+            if nested.path is None:
+                return None
+            for inner in nested.constraints:
+                low = inner.params.get(SH + "qualifiedMinCount") if inner.component == QUALIFIED else None
+                if low is not None and int(low) >= 1 and inner.params.get(SH + "qualifiedValueShapesDisjoint") is None:
+                    # At least one qualified value: only nodes whose path reaches one.
+                    qualified = self._may_conform(inner.params[SH + "qualifiedValueShape"])
+                    if qualified is not None:
+                        return _reached_backwards(self.graph, nested.path, qualified)
+        return None
+
     def _derived_by_more_than(self, high: int) -> set:
         """The nodes more than ``high`` nodes derive from: one pass over the graph per bound, however
         many shapes count with it."""
@@ -733,6 +819,22 @@ class _Run:
         if found is None:
             found = self._over[high] = {node for node, below in self.graph.derived_from().items() if len(below) > high}
         return found
+
+    def _named_by_more_than(self, predicates: tuple[str, ...], high: int) -> set:
+        """The nodes that more than ``high`` subjects name through the predicates, together."""
+        graph = self.graph
+        if set(predicates) <= graph.model.owning:
+            # Links that own a sub-entity are indexed as they are read (its owners): only a node with
+            # more owners than the bound is counted predicate by predicate.
+            return {node for node, owners in graph.owners.items() if len(owners) > high
+                    and sum(node in graph.values(owner, p) for owner in set(owners) for p in predicates) > high}
+        if len(predicates) == 1:
+            return {node for node, subjects in graph.inverse(predicates[0]).items() if len(subjects) > high}
+        counts: dict = {}
+        for predicate in predicates:
+            for node, subjects in graph.inverse(predicate).items():
+                counts[node] = counts.get(node, 0) + len(subjects)
+        return {node for node, count in counts.items() if count > high}
 
     def _shape_runner(self, shape: Shape) -> _Runner | None:
         candidates = self._candidates(shape)
@@ -776,6 +878,50 @@ def _path_function(graph: TraceGraph, path: Path) -> Callable[[Any], Iterable] |
                 current = list(dict.fromkeys([v for n in current for v in step(n)]))  # type: ignore[misc]
             return current
         return walk
+    return None
+
+
+def _reached_backwards(graph: TraceGraph, path: Path, targets: set) -> set | None:
+    """The nodes whose path reaches one of targets, walked from the targets backwards through the
+    graph's indexes; None for a path of repetition (walked forwards, node by node)."""
+    kind, arg = path.kind, path.arg
+    if kind == "pred":
+        inverse = graph.inverse(arg)
+        return {s for t in targets for s in inverse.get(t, ())}
+    if kind == "inverse" and arg.kind == "pred":
+        values = graph.values
+        return {v for t in targets for v in values(t, arg.arg)}
+    if kind == "alt":
+        found: set = set()
+        for member in arg:
+            reached = _reached_backwards(graph, member, targets)
+            if reached is None:
+                return None
+            found |= reached
+        return found
+    if kind == "seq":
+        current = targets
+        for member in reversed(arg):
+            reached = _reached_backwards(graph, member, current)
+            if reached is None:
+                return None
+            current = reached
+        return current
+    if kind == "zeroOrOne":
+        reached = _reached_backwards(graph, arg, targets)
+        return None if reached is None else reached | targets
+    return None
+
+
+def _inverse_predicates(path: Path | None) -> tuple[str, ...] | None:
+    """The predicates of a path that is a predicate walked backwards, or an alternative of such
+    (sh:alternativePath of sh:inversePath), else None."""
+    if path is None:
+        return None
+    if path.kind == "inverse" and path.arg.kind == "pred":
+        return (path.arg.arg,)
+    if path.kind == "alt" and all(p.kind == "inverse" and p.arg.kind == "pred" for p in path.arg):
+        return tuple(p.arg.arg for p in path.arg)
     return None
 
 
