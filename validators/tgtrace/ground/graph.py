@@ -580,6 +580,8 @@ class TraceGraph:
         inverse = self._inverse.get(predicate)
         if inverse is None:
             inverse = self._inverse[predicate] = {}
+            if predicate not in self._predicates():
+                return inverse  # a predicate the graph never states (most captures: prov:wasGeneratedBy)
             for s, props in self._out.items():
                 for o in props.get(predicate, _NONE):
                     inverse.setdefault(o, []).append(s)

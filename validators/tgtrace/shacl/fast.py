@@ -483,6 +483,8 @@ class _Run:
         # once; only checks that read values run per node.
         for (kinds, predicates), nodes in graph.kinds().items():
             static, dynamic, shapes = self.plan(kinds, predicates)
+            if dynamic:
+                dynamic = _reaching(dynamic, nodes)
             for node in nodes:
                 for shape, component, value, path in static:
                     yield self.hit(shape, component, node, node if value is _FOCUS else value, path)
@@ -879,6 +881,22 @@ def _path_function(graph: TraceGraph, path: Path) -> Callable[[Any], Iterable] |
             return current
         return walk
     return None
+
+
+def _reaching(runners: list, nodes: Sequence[Node]) -> list:
+    """The runners whose screen names a node of ``nodes`` (or that have none): a small screen is
+    asked of the kind once, not each of its nodes of every runner."""
+    members: set | None = None
+    kept = []
+    for runner in runners:
+        screen = runner[1]
+        if screen is not None and len(screen) < len(nodes):
+            if members is None:
+                members = set(nodes)
+            if members.isdisjoint(screen):
+                continue
+        kept.append(runner)
+    return kept
 
 
 def _reached_backwards(graph: TraceGraph, path: Path, targets: set) -> set | None:
