@@ -1,13 +1,16 @@
-"""What the behaviour rules cost: ``tg-trace lint`` on the benchmark corpus with every shapes
-module, against the same run with ``shapes/behaviour.ttl`` left out (``TG_TRACE_SHAPES``).
+"""What a set of rules costs: ``tg-trace lint`` on the benchmark corpus with every rule, against
+the same run without them: the behaviour family by default (``shapes/behaviour.ttl`` left out,
+``TG_TRACE_SHAPES``), or the rules ``--rules`` names (left out with ``--ignore``; e.g. the rules
+a change added, against the tree before it).
 
 The two runs alternate (A B A B ...), so that a drift of the machine's speed falls on both; each
 run's CPU time (user + system, children included) and peak memory are the operating system's
 accounting of the finished process. The median of each and the ratio of the medians are printed;
 nothing is asserted (speed is reported, not asserted)::
 
-    python benchmarks/behaviour_cost.py                    # 1M triples, 5 runs of each
-    python benchmarks/behaviour_cost.py --sizes 100000 --runs 3
+    python benchmarks/rule_cost.py                    # the behaviour rules, 1M triples, 5 runs of each
+    python benchmarks/rule_cost.py --sizes 100000 --runs 3
+    python benchmarks/rule_cost.py --rules G001,G002,S022,S024,S025 --faults 0.02
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs of each, alternating (default 5)")
     parser.add_argument("--faults", type=float, default=0.01, help="share of faulty traces (default 0.01)")
     parser.add_argument("--seed", default="0", help="corpus seed (default 0)")
+    parser.add_argument("--rules", default=None,
+                        help="rule codes or families to measure, comma-separated (default: the behaviour family's shapes)")
     parser.add_argument("--corpora", type=Path, default=bench.DEFAULT_CORPORA, help="where corpora are cached")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
@@ -43,20 +48,26 @@ def main() -> int:
         report = Path(scratch) / "report.json"
         for size in (int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()):
             path = bench.corpus(size, args.faults, args.seed, args.corpora, 0)
-            kinds = {"with the behaviour rules": dict(os.environ),
-                     "without them": {**os.environ, "TG_TRACE_SHAPES": str(without)}}
+            if args.rules is None:
+                name = "the behaviour rules"
+                kinds = {"with them": ([], dict(os.environ)),
+                         "without them": ([], {**os.environ, "TG_TRACE_SHAPES": str(without)})}
+            else:
+                name = args.rules
+                kinds = {"with them": ([], dict(os.environ)),
+                         "without them": (["--ignore", args.rules], dict(os.environ))}
             found: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
             for _ in range(args.runs + 1):  # the first round warms the caches and is not counted
-                for kind, environment in kinds.items():
-                    _, memory, cpu = bench.run_measured([*tool, str(path)], report, env=environment)
+                for kind, (options, environment) in kinds.items():
+                    _, memory, cpu = bench.run_measured([*tool, *options, str(path)], report, env=environment)
                     found[kind].append((cpu, memory))
             medians = {kind: (statistics.median(c for c, _ in runs[1:]), statistics.median(m for _, m in runs[1:]))
                        for kind, runs in found.items()}
-            print(f"{size:,} triples ({path.name}), median of {args.runs} alternating runs:")
+            print(f"{size:,} triples ({path.name}), {name}, median of {args.runs} alternating runs:")
             for kind, (cpu, memory) in medians.items():
                 print(f"  {kind}: {cpu:.2f} s CPU, peak {memory:,.0f} MB")
             (with_cpu, with_memory), (without_cpu, without_memory) = medians.values()
-            print(f"  behaviour rules' cost: CPU {with_cpu / without_cpu:.3f}x, peak memory {with_memory / without_memory:.3f}x")
+            print(f"  their cost: CPU {with_cpu / without_cpu:.3f}x, peak memory {with_memory / without_memory:.3f}x")
     return 0
 
 
