@@ -685,13 +685,7 @@ class _Run:
 
     def _screen_constraints(self, shape: Shape, constraints: list) -> set | None:
         # A shape fails when one of its constraints does: the union of theirs.
-        found: set = set()
-        for constraint in constraints:
-            screen = self._screen_constraint(shape, constraint)
-            if screen is None:
-                return None
-            found |= screen
-        return found
+        return _union(self._screen_constraint(shape, c) for c in constraints)
 
     def _screen_constraint(self, shape: Shape, constraint: Constraint) -> set | None:
         iri, params = constraint.component, constraint.params
@@ -705,13 +699,7 @@ class _Run:
             return set.intersection(*screens) if screens else None
         if shape.path is None and iri == SH + "AndConstraintComponent":
             # One member failing fails the whole: the nodes any member names, when each names them.
-            found: set = set()
-            for member in params[SH + "and"]:
-                screen = self._screen(member)
-                if screen is None:
-                    return None
-                found |= screen
-            return found
+            return _union(self._screen(m) for m in params[SH + "and"])
         if shape.path is None and iri == SH + "NotConstraintComponent":
             return self._may_conform(params[SH + "not"])
         path = shape.path
@@ -726,7 +714,8 @@ class _Run:
                 and path.arg not in (DERIVED, RDF_TYPE):
             high = int(params[SH + "maxCount"])
             # The graph notes the subjects that state a predicate twice; none may state it at all.
-            return set(self.graph.many_valued(path.arg)) if high >= 1 else self._stating(path.arg)
+            return set(self.graph.many_valued(path.arg)) if high >= 1 else \
+                self._of_kinds(lambda kinds, predicates: path.arg in predicates)
         if iri == SH + "MaxCountConstraintComponent" and (backwards := _inverse_predicates(path)) is not None \
                 and backwards != (DERIVED,):
             # At most n subjects through these predicates: only nodes with more can fail, counted
@@ -756,9 +745,9 @@ class _Run:
             return self._derived_by_more_than(int(params[SH + "maxCount"]))
         return None
 
-    def _stating(self, predicate: str) -> set:
-        """The subjects of predicate, kind by kind."""
-        return {node for (_, predicates), nodes in self.graph.kinds().items() if predicate in predicates
+    def _of_kinds(self, test: Callable[[frozenset, tuple], bool]) -> set:
+        """The nodes of every kind (types, predicates) the test accepts."""
+        return {node for (kinds, predicates), nodes in self.graph.kinds().items() if test(kinds, predicates)
                 for node in nodes}
 
     def _may_conform(self, shape: Shape) -> set | None:
@@ -776,7 +765,7 @@ class _Run:
             return None
         by_types = self.types_test(shape)
         if by_types is not None:
-            return {node for (kinds, _), nodes in self.graph.kinds().items() if by_types(kinds) for node in nodes}
+            return self._of_kinds(lambda kinds, _: by_types(kinds))
         # A node conforms to each constraint: any one that names its nodes narrows them.
         narrowest: set | None = None
         for constraint in shape.constraints:
@@ -788,19 +777,13 @@ class _Run:
     def _conforming_to(self, constraint: Constraint) -> set | None:
         iri, params = constraint.component, constraint.params
         if iri == SH + "OrConstraintComponent":
-            found: set = set()
-            for member in params[SH + "or"]:
-                may = self._may_conform(member)
-                if may is None:
-                    return None
-                found |= may
-            return found
+            return _union(self._may_conform(m) for m in params[SH + "or"])
         if iri == SH + "NodeConstraintComponent":
             return self._may_conform(params[SH + "node"])
         if iri == SH + "InConstraintComponent":
             return {key_from_rdflib(member) for member in params[SH + "in"]}
         if (by_types := self._constraint_types_test(constraint)) is not None:
-            return {node for (kinds, _), nodes in self.graph.kinds().items() if by_types(kinds) for node in nodes}
+            return self._of_kinds(lambda kinds, _: by_types(kinds))
         if iri == PROPERTY:
             nested = params[SH + "property"]
             if nested.path is None:
@@ -829,9 +812,7 @@ class _Run:
             # Links that own a sub-entity are indexed as they are read (its owners): only a node with
             # more owners than the bound is counted predicate by predicate.
             return {node for node, owners in graph.owners.items() if len(owners) > high
-                    and sum(node in graph.values(owner, p) for owner in set(owners) for p in predicates) > high}
-        if len(predicates) == 1:
-            return {node for node, subjects in graph.inverse(predicates[0]).items() if len(subjects) > high}
+                    and sum(len(graph.subjects(p, node)) for p in predicates) > high}
         counts: dict = {}
         for predicate in predicates:
             for node, subjects in graph.inverse(predicate).items():
@@ -883,6 +864,16 @@ def _path_function(graph: TraceGraph, path: Path) -> Callable[[Any], Iterable] |
     return None
 
 
+def _union(screens: Iterable[set | None]) -> set | None:
+    """The nodes every screen names together; None (any node) as soon as one is None."""
+    found: set = set()
+    for screen in screens:
+        if screen is None:
+            return None
+        found |= screen
+    return found
+
+
 def _reaching(runners: list, nodes: Sequence[Node]) -> list:
     """The runners whose screen names a node of ``nodes`` (or that have none): a small screen is
     asked of the kind once, not each of its nodes of every runner."""
@@ -910,13 +901,7 @@ def _reached_backwards(graph: TraceGraph, path: Path, targets: set) -> set | Non
         values = graph.values
         return {v for t in targets for v in values(t, arg.arg)}
     if kind == "alt":
-        found: set = set()
-        for member in arg:
-            reached = _reached_backwards(graph, member, targets)
-            if reached is None:
-                return None
-            found |= reached
-        return found
+        return _union(_reached_backwards(graph, member, targets) for member in arg)
     if kind == "seq":
         current = targets
         for member in reversed(arg):
