@@ -674,6 +674,13 @@ class _Run:
             return None
         return run, union
 
+    def candidates_of(self, constraint: Constraint) -> set:
+        """The only focus nodes a constraint's native component can report, found once per run."""
+        key = ("candidates", id(constraint))
+        if key not in self._screens:
+            self._screens[key] = self.natives[constraint.component].candidates(self.graph, constraint.params)
+        return self._screens[key]
+
     def _screen(self, shape: Shape) -> set | None:
         """The only nodes that can fail a shape, where its counts over what derives from a node
         name them; None when any node may."""
@@ -1137,6 +1144,12 @@ def _generate_code(rules: list, subclass: bool, natives: Mapping[str, Native]) -
             if expression is not None:
                 lines.append("        for v in values:")
                 lines.append(f"            if not ({expression}): yield hit({s}, {c}, node, v, None)")
+            elif native is not None and native.candidates is not None:
+                # A component that names the only focus nodes it can report is asked of those alone.
+                screen = f"screen{len(head)}"
+                head.append(f"    {screen} = runner.candidates_of({bind(checked)})")
+                lines.append(f"        if node in {screen}:")
+                lines.append(f"            yield from constraint({s}, {bind(checked)}, node, list(values))")
             else:
                 lines.append(f"        yield from constraint({s}, {bind(checked)}, node, list(values))")
     lines.append("    return run")
