@@ -678,7 +678,9 @@ class _Run:
         """The only focus nodes a constraint's native component can report, found once per run."""
         key = ("candidates", id(constraint))
         if key not in self._screens:
-            self._screens[key] = self.natives[constraint.component].candidates(self.graph, constraint.params)
+            find = self.natives[constraint.component].candidates
+            assert find is not None, "only a component with candidates is screened"
+            self._screens[key] = find(self.graph, constraint.params)
         return self._screens[key]
 
     def _screen(self, shape: Shape) -> set | None:
