@@ -510,13 +510,11 @@ class _Run:
         (native components with candidates); None when any node could fail."""
         if not shape.constraints or shape.sparql:
             return None
-        screens = []
         for constraint in shape.constraints:
             native = self.natives.get(constraint.component)
             if native is None or native.candidates is None:
                 return None
-            screens.append(native.candidates)
-        return set().union(*(screen(self.graph, c.params) for screen, c in zip(screens, shape.constraints)))
+        return set().union(*(self.candidates_of(c) for c in shape.constraints))
 
     def focus_nodes(self, shape: Shape) -> list:
         graph = self.graph
@@ -648,8 +646,8 @@ class _Run:
             if native is not None and native.value_test is not None:
                 tests.append((constraint.component, self.test(constraint)))
                 continue
-            screen = native.candidates if native is not None else None
-            screened.append((constraint, screen(self.graph, constraint.params) if screen is not None else None))
+            has_candidates = native is not None and native.candidates is not None
+            screened.append((constraint, self.candidates_of(constraint) if has_candidates else None))
         graph = self.graph
         sparql = [s for s in shape.sparql if not s.deactivated]
 
@@ -1148,10 +1146,10 @@ def _generate_code(rules: list, subclass: bool, natives: Mapping[str, Native]) -
                 lines.append(f"            if not ({expression}): yield hit({s}, {c}, node, v, None)")
             elif native is not None and native.candidates is not None:
                 # A component that names the only focus nodes it can report is asked of those alone.
-                screen = f"screen{len(head)}"
-                head.append(f"    {screen} = runner.candidates_of({bind(checked)})")
+                screen, bound = f"screen{len(head)}", bind(checked)
+                head.append(f"    {screen} = runner.candidates_of({bound})")
                 lines.append(f"        if node in {screen}:")
-                lines.append(f"            yield from constraint({s}, {bind(checked)}, node, list(values))")
+                lines.append(f"            yield from constraint({s}, {bound}, node, list(values))")
             else:
                 lines.append(f"        yield from constraint({s}, {bind(checked)}, node, list(values))")
     lines.append("    return run")
