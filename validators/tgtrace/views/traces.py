@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
@@ -271,6 +271,9 @@ class _Builder:
         # steps); each view's root -> (the view, its steps by node).
         self.home: dict = {}
         self.built: dict = {}
+        # Each node not placed when the first lost step looks for its home -> the nodes a statement
+        # links it to (see linked_home); built then, once.
+        self.unplaced_links: dict | None = None
         # A class IRI -> its local name, one string shared by every step of that kind (a string
         # per step cost 4 MB for the kinds alone at 1M triples, and as much again per mixin).
         self.class_names: dict[str, str] = {}
@@ -413,7 +416,9 @@ class _Builder:
     def linked_home(self, head: Node) -> Node | None:
         """The root of the view that holds the nearest placed node the lost ``head`` is linked to
         by any statement (rdf:type aside), either way; None when none is."""
-        linked = self.graph.fact("statements either way", _linked)
+        if self.unplaced_links is None:
+            self.unplaced_links = _links_of_unplaced(self.graph, self.home)
+        linked = self.unplaced_links
         seen, queue = {head}, [head]
         for node in queue:
             for other in linked.get(node, ()):
@@ -517,17 +522,23 @@ _SHARED_LIST: list = []
 _SHARED_DICT: dict = {}
 
 
-def _linked(graph: TraceGraph) -> dict:
-    """Every node -> the nodes a statement links it to (rdf:type aside), either way."""
+def _links_of_unplaced(graph: TraceGraph, home: Mapping) -> dict:
+    """Each node not in ``home`` -> the nodes a statement links it to (rdf:type aside), either way,
+    in the order of the statements. The walk from a lost step stops at the first placed node it
+    meets and goes on only from unplaced ones, so the links of placed nodes, nearly all of a large
+    capture, are never read: left out, they cost neither the memory nor the lists."""
     linked: dict = {}
     for subject, props in graph.out.items():
+        unplaced = subject not in home
         for predicate, values in props.items():
             if predicate == RDF_TYPE:
                 continue
             for value in values:
                 if type(value) is str:
-                    linked.setdefault(subject, []).append(value)
-                    linked.setdefault(value, []).append(subject)
+                    if unplaced:
+                        linked.setdefault(subject, []).append(value)
+                    if value not in home:
+                        linked.setdefault(value, []).append(subject)
     return linked
 
 
