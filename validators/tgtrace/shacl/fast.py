@@ -902,8 +902,7 @@ def _reached_backwards(graph: TraceGraph, path: Path, targets: set) -> set | Non
     graph's indexes; None for a path of repetition (walked forwards, node by node)."""
     kind, arg = path.kind, path.arg
     if kind == "pred":
-        inverse = graph.inverse(arg)
-        return {s for t in targets for s in inverse.get(t, ())}
+        return graph.subjects_of_any(arg, targets)
     if kind == "inverse" and arg.kind == "pred":
         values = graph.values
         return {v for t in targets for v in values(t, arg.arg)}
@@ -911,10 +910,22 @@ def _reached_backwards(graph: TraceGraph, path: Path, targets: set) -> set | Non
         return _union(_reached_backwards(graph, member, targets) for member in arg)
     if kind == "seq":
         current = targets
+        # A run of one optional step (up to n steps up) walks on from what the step before it
+        # added alone: the rest it reached already.
+        optional: Path | None = None  # the member walked last, when it is an optional step
+        added: set = set()
         for member in reversed(arg):
+            if member.kind == "zeroOrOne" and member == optional:
+                stepped = _reached_backwards(graph, member.arg, added)
+                if stepped is None:
+                    return None
+                added = stepped - current
+                current = current | added
+                continue
             reached = _reached_backwards(graph, member, current)
             if reached is None:
                 return None
+            optional, added = (member, reached - current) if member.kind == "zeroOrOne" else (None, set())
             current = reached
         return current
     if kind == "zeroOrOne":
