@@ -418,7 +418,7 @@ def _written_elsewhere(graph: TraceGraph, params: _Params) -> frozenset:
     per graph and graph IRI: in a capture written right, none)."""
     wanted = str(param(params, "writtenIn", TGL))
     return graph.fact(f"written outside {wanted}",
-                      lambda graph: frozenset(graph.written_outside(DEFAULT_GRAPH if wanted == graph_iri("") else wanted)))
+                      lambda graph: graph.written_outside(DEFAULT_GRAPH if wanted == graph_iri("") else wanted))
 
 
 @component("WrittenInConstraintComponent", "writtenIn", namespace=TGL, own_values=True,
