@@ -224,6 +224,8 @@ class TraceGraph:
         self._inverse: dict[str, dict[Node, list[Node]]] = {}
         self._heads: frozenset[Node] | None = None
         self._facts: dict[str, Any] = {}
+        # The names of the facts only the rules read, let go once the graph is checked.
+        self._rule_facts: set[str] = set()
         # For line numbers: subject -> the number of its first statement, and for a subject whose
         # triples are not all together, the numbers of the statements that start its later runs.
         self._first: dict[Node, int] = {}
@@ -607,7 +609,7 @@ class TraceGraph:
         """Nodes typed cls or a subclass of it (rdfs:subClassOf in the graph)."""
         subclasses = self.subclasses(cls)
         if not subclasses:
-            return list(self.fact("instances", _instances_by_class).get(cls, _NONE))
+            return list(self.fact("instances", _instances_by_class, for_rules=True).get(cls, _NONE))
         classes = {cls} | subclasses
         return [n for n, kinds in self._types.items() if kinds & classes]
 
@@ -645,19 +647,31 @@ class TraceGraph:
     def _predicates(self) -> frozenset[str]:
         return self.fact("predicates", lambda g: frozenset(p for _, predicates in g.kinds() for p in predicates))
 
-    def fact(self, name: str, compute: Callable[[TraceGraph], _Fact]) -> _Fact:
-        """A whole-graph fact (the nodes on cycles, ...), computed once; forgotten when the graph grows."""
+    def fact(self, name: str, compute: Callable[[TraceGraph], _Fact], *, for_rules: bool = False) -> _Fact:
+        """A whole-graph fact (the nodes on cycles, ...), computed once; forgotten when the graph
+        grows. ``for_rules``: a fact only the rules read, also forgotten by :meth:`checked`."""
         facts = self._facts
         if name not in facts:
             facts[name] = compute(self)
+            if for_rules:
+                self._rule_facts.add(name)
         return facts[name]
+
+    def checked(self) -> None:
+        """The rules have judged the graph: what only they read (their facts, the inverse indexes
+        the shapes walked) is let go, so that what is built of the graph next (the reports' views)
+        does not lie on top of it (about 20 MB at a million triples). Asked again, it is computed again."""
+        for name in self._rule_facts:
+            self._facts.pop(name, None)
+        self._rule_facts.clear()
+        self._inverse = {}
 
     def kinds(self) -> Mapping[Kind, Sequence[Node]]:
         """(asserted types, predicates) -> the nodes of that kind, in input order (computed once;
         read only). A capture has a few hundred kinds at most: what a node's types and predicates
         alone decide is decided once per kind, and a walk that wants only some kinds of node skips
         the others whole."""
-        return MappingProxyType(self.fact("kinds", _group_kinds))
+        return MappingProxyType(self.fact("kinds", _group_kinds, for_rules=True))
 
     def triples(self) -> Iterator[tuple[Node, str, Node]]:
         """Every triple, subject by subject in input order."""
@@ -695,7 +709,7 @@ class TraceGraph:
 
     def on_cycles(self) -> frozenset[Node]:
         """Nodes that reach themselves through prov:wasDerivedFrom (computed once)."""
-        return self.fact("cycles", _nodes_on_cycles)
+        return self.fact("cycles", _nodes_on_cycles, for_rules=True)
 
     # ---------------------------------------------------------------- traces
 

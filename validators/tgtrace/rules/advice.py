@@ -257,7 +257,7 @@ def _session_of(graph: TraceGraph, node: Node) -> list:
     match = naming.UUID.search(node) if type(node) is str else None
     if match is None:
         return []
-    nodes = graph.fact("nodes by session", _sessions).get(match.group(0), ())
+    nodes = graph.fact("nodes by session", _sessions, for_rules=True).get(match.group(0), ())
     return [n for n in nodes if n != node]
 
 

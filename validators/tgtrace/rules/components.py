@@ -172,7 +172,8 @@ def _iri_order(node: Node) -> str:
 
 def _root_questions(graph: TraceGraph) -> list:
     """The Questions that derive from no Question (computed once per graph)."""
-    return graph.fact("root questions", lambda graph: [q for q in graph.heads if is_root_question(graph, q)])
+    return graph.fact("root questions", lambda graph: [q for q in graph.heads if is_root_question(graph, q)],
+                      for_rules=True)
 
 
 def _root_question_target(graph: TraceGraph, params: _Params) -> list:
@@ -204,7 +205,8 @@ def _several_answers(graph: TraceGraph, params: _Params) -> set:
     if not true(param(params, "singleTerminalAnswer", TGL)):
         return set()
     return graph.fact("roots with several answers",
-                      lambda graph: {q for q in _root_questions(graph) if len(terminal_answers(graph, q)) > 1})
+                      lambda graph: {q for q in _root_questions(graph) if len(terminal_answers(graph, q)) > 1},
+                      for_rules=True)
 
 
 @component("SingleTerminalAnswerConstraintComponent", "singleTerminalAnswer", namespace=TGL,
@@ -221,7 +223,8 @@ def _unanswered(graph: TraceGraph, params: _Params) -> set:
     if not true(param(params, "terminalAnswerRequired", TGL)):
         return set()
     return graph.fact("roots without an answer",
-                      lambda graph: {q for q in _root_questions(graph) if not terminal_answers(graph, q)})
+                      lambda graph: {q for q in _root_questions(graph) if not terminal_answers(graph, q)},
+                      for_rules=True)
 
 
 @component("TerminalAnswerRequiredConstraintComponent", "terminalAnswerRequired", namespace=TGL,
@@ -239,7 +242,7 @@ def _contradictory(graph: TraceGraph, params: _Params) -> set:
     def compute(graph: TraceGraph) -> set:
         models = infer(graph)
         return {q for q in _root_questions(graph) if (model := models.get(q)) is not None and model.contradictory}
-    return graph.fact("roots of contradictory models", compute)
+    return graph.fact("roots of contradictory models", compute, for_rules=True)
 
 
 @component("ConsistentTraceModelConstraintComponent", "consistentTraceModel", namespace=TGL,
@@ -353,7 +356,7 @@ def _stated_twice(graph: TraceGraph, params: _Params) -> frozenset:
     # per graph and list, however many kinds of node ask.
     listed = str(param(params, "statedOnce", TGL))
     return graph.fact("stated twice of " + listed, lambda graph: frozenset(
-        node for predicate in _listed(listed) for node in graph.many_valued(predicate)))
+        node for predicate in _listed(listed) for node in graph.many_valued(predicate)), for_rules=True)
 
 
 @component("StatedOnceConstraintComponent", "statedOnce", namespace=TGL, candidates=_stated_twice)
@@ -418,7 +421,8 @@ def _written_elsewhere(graph: TraceGraph, params: _Params) -> frozenset:
     per graph and graph IRI: in a capture written right, none)."""
     wanted = str(param(params, "writtenIn", TGL))
     return graph.fact(f"written outside {wanted}",
-                      lambda graph: graph.written_outside(DEFAULT_GRAPH if wanted == graph_iri("") else wanted))
+                      lambda graph: graph.written_outside(DEFAULT_GRAPH if wanted == graph_iri("") else wanted),
+                      for_rules=True)
 
 
 @component("WrittenInConstraintComponent", "writtenIn", namespace=TGL, own_values=True,

@@ -180,6 +180,7 @@ def check_graph(graph: TraceGraph, settings: Settings = DEFAULTS, aside: frozens
         kinds[_declared_kinds()[node]] += 1  # without what it was lent, the node is its declaration alone
     result.terms = _terms_used(kinds)
     result.type_sets = _type_sets(kinds)
+    graph.checked()
     return result
 
 

@@ -99,7 +99,7 @@ def repeated_calls(graph: TraceGraph, root: Node, at_least: int) -> set[Node]:
 def roots_with_repeated_calls(graph: TraceGraph, roots: Iterable[Node], at_least: int) -> set[Node]:
     """The roots whose trace repeats a call ``at_least`` times (found once per graph and count)."""
     return graph.fact(f"roots repeating a call {at_least} times",
-                      lambda graph: {root for root in roots if repeated_calls(graph, root, at_least)})
+                      lambda graph: {root for root in roots if repeated_calls(graph, root, at_least)}, for_rules=True)
 
 
 def _stopped_plan(graph: TraceGraph, plan: Node) -> bool:
@@ -124,7 +124,7 @@ def stopped_loops(graph: TraceGraph) -> set[Node]:
                 found.update(n for n in nodes
                              if any(text_of(r) == MAX_ITERATIONS_REASON for r in graph.values(n, _REASON)))
         return found
-    return graph.fact("stopped loops", compute)
+    return graph.fact("stopped loops", compute, for_rules=True)
 
 
 def iterations(graph: TraceGraph, node: Node) -> int:

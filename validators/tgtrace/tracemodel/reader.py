@@ -227,7 +227,7 @@ def reader_reached(graph: TraceGraph) -> set:
             if is_root_question(graph, root):
                 found |= reader.read(root)
         return found
-    return graph.fact("reader reached", compute)
+    return graph.fact("reader reached", compute, for_rules=True)
 
 
 def reader_missed(graph: TraceGraph) -> set:
@@ -237,5 +237,5 @@ def reader_missed(graph: TraceGraph) -> set:
         return {node for node in graph.out
                 if is_iri(node) and node not in reached and (root := graph.root_of(node)) is not None
                 and is_root_question(graph, root)}
-    return graph.fact("reader missed", compute)
+    return graph.fact("reader missed", compute, for_rules=True)
 
