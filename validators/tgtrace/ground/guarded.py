@@ -37,7 +37,12 @@ def read_guarded(path: str | os.PathLike, limit: int) -> bytes:
                     else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
                     else "not a regular file")
             raise GuardedReadError(f"is {kind}, not a file")
-        data = handle.read(limit + 1)  # a file that grows while read is still bounded
+        # Sized by the file, not the bound: a read of ``limit + 1`` allocates the whole bound first
+        # (64 MiB for a shapes file of kilobytes). One byte more than the bound still tells a file that
+        # grew while read.
+        data = handle.read(min(info.st_size, limit) + 1)
+        if len(data) <= limit and len(data) == min(info.st_size, limit) + 1:
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise GuardedReadError(f"is larger than {limit:,} bytes")
     return data

@@ -158,6 +158,12 @@ class AuditVisit:
     views: ViewsVisit
     keep: bool = False
 
+    @property
+    def reads_findings(self) -> bool:
+        """Whether the visit reads the result's findings: kept views show them; an outline does not,
+        so the run may visit the graph before its rules judge it."""
+        return self.keep
+
     def __call__(self, graph: TraceGraph, result: InputResult) -> None:
         # Views dropped at once need only what facts_of reads: their outline.
         (self.views if self.keep else replace(self.views, outline=True))(graph, result)
