@@ -111,6 +111,38 @@ if __name__ == "__main__":
 """
 CLUSTER_WORKERS = (1, 2)
 HEAVY = "findings-heavy corpus: tg-trace lint"
+# The tg-trace of another tree (``--against``), from the tree's own sources.
+RUN_TREE = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'tg-trace'; "
+            "from tgtrace.cli import main; main()")
+
+
+def against_name(revision: str) -> str:
+    return f"{HEAVY} at {revision}"
+
+
+def heavy_tools(heavy: Path, lint: list[str], common: list[str], against: str | None, folder: Path) -> list:
+    """The lint of the findings-heavy corpus, and the same by revision ``against``'s tg-trace."""
+    tools = [Tool(HEAVY, lint + [str(heavy)] + common)]
+    if against:
+        tools.append(Tool(against_name(against), [sys.executable, "-c", RUN_TREE,
+                          str(tree_at(against, folder) / "validators"), "lint", str(heavy)] + common, parse=False))
+    return tools
+
+
+def tree_at(revision: str, folder: Path) -> Path:
+    """The sources of git revision ``revision`` of this repository, unpacked under ``folder``
+    (once per commit): an archive, so that the repository's own worktrees are left as they are."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{revision}^{{commit}}"],
+                            capture_output=True, text=True)
+    if commit.returncode != 0:
+        raise SystemExit(f"--against: {revision!r} is no commit of {ROOT}")
+    tree = folder / "trees" / commit.stdout.strip()[:12]
+    if not (tree / "validators" / "tgtrace").is_dir():
+        tree.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit.stdout.strip()], capture_output=True,
+                                 check=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree
 TARGET_CHAIN_PER_TRIPLE = 1.5  # CPU per triple of the longest chain / of the shortest, at most
 TARGET_CLUSTER_CPU = 1.3   # CPU of the cluster (every process) / CPU of one process, at most
 TARGET_CLUSTER_WALL = 1.0  # wall of --cluster local:2 / wall of one process, at most
@@ -435,9 +467,9 @@ def chain_lines(iterations: list[int], folder: Path, repeat: int, lint: list[str
 
 
 def heavy_lines(results: dict[int, dict[str, Measure]], heavy_sizes: dict[int, int],
-                injected: dict[int, set], rate: float) -> tuple[list[str], bool]:
-    """The findings-heavy corpus beside each corpus: what a finding costs; and whether it reported
-    every fault injected into it."""
+                injected: dict[int, set], rate: float, against: str | None = None) -> tuple[list[str], bool]:
+    """The findings-heavy corpus beside each corpus: what a finding costs; whether it reported
+    every fault injected into it; and, ``against`` another revision, both trees' peak memory and CPU."""
     lines, ok = [], True
     for size, by_tool in results.items():
         heavy = by_tool.get(HEAVY)
@@ -457,6 +489,11 @@ def heavy_lines(results: dict[int, dict[str, Measure]], heavy_sizes: dict[int, i
             ok = False
             line += f"; {len(missing)} of {len(injected[size])} injected faults NOT reported"
         lines.append(line)
+        other = by_tool.get(against_name(against)) if against else None
+        if other is not None:
+            lines.append(f"{size:,} triples: findings-heavy corpus, this tree against {against}: peak RSS "
+                         f"{heavy.rss_mb:.0f} MB against {other.rss_mb:.0f} MB ({heavy.rss_mb / other.rss_mb:.2f}x), "
+                         f"CPU {heavy.cpu:.2f} s against {other.cpu:.2f} s ({heavy.cpu / other.cpu:.2f}x)")
     return lines, ok
 
 
@@ -675,6 +712,10 @@ def main(argv=None) -> int:  # noqa: PLR0915
     parser.add_argument("--heavy-faults", type=float, default=0.02, metavar="RATE",
                         help="also lint a findings-heavy corpus of each size, this share of its traces faulty, and "
                              "print the cost of a finding (default 0.02; 0: none)")
+    parser.add_argument("--against", default=None, metavar="REV",
+                        help="also lint the findings-heavy corpus with the tg-trace of git revision REV of this "
+                             "repository (its sources unpacked beside the corpora), in the same rounds: the peak "
+                             "memory and CPU time of both trees on the same file")
     parser.add_argument("--chains", default="", metavar="ITERATIONS",
                         help="measure both engines on ReAct loops of these numbers of iterations instead "
                              "(comma-separated, e.g. 250,2000): CPU per triple at each length")
@@ -770,7 +811,7 @@ def main(argv=None) -> int:  # noqa: PLR0915
             heavy_manifest = json.loads(Path(str(heavy) + ".faults.json").read_text())
             heavy_sizes[triples] = heavy_manifest["triples"]
             heavy_injected[triples] = {(f["rule"], f["focus"]) for f in heavy_manifest["faults"]}
-            tools.append(Tool(HEAVY, lint + [str(heavy)] + common))
+            tools += heavy_tools(heavy, lint, common, args.against, args.corpora)
         if args.capture_parts > 1:
             parts = cut_into_parts(path, args.capture_parts, work)
             tools.append(Tool(f"tg-trace lint --one-capture, {len(parts)} parts",
@@ -822,7 +863,7 @@ def main(argv=None) -> int:  # noqa: PLR0915
     print(render_table(table_rows(results), args.markdown))
     print()
     lines, ok = check_lines(results, injected, pairs)
-    more, heavy_ok = heavy_lines(results, heavy_sizes, heavy_injected, args.heavy_faults)
+    more, heavy_ok = heavy_lines(results, heavy_sizes, heavy_injected, args.heavy_faults, args.against)
     lines += more
     ok &= heavy_ok
     if args.capture_parts > 1:

@@ -41,6 +41,20 @@ def test_benchmark_runs_and_the_engines_agree(tmp_path):
     assert "set for 1,000,000 triples" in out  # the speed targets are for 1M-triple captures
 
 
+def test_benchmark_compares_the_findings_heavy_lint_with_another_revision(tmp_path):
+    """--against REV: both trees lint the same findings-heavy file in the same rounds, and the
+    benchmark prints their peak memory and CPU side by side."""
+    common = [sys.executable, str(RUN), "--sizes", "2000", "--repeat", "1", "--corpora", str(tmp_path),
+              "--skip-pyshacl-above", "0", "-j", "0", "--files", "0"]
+    result = subprocess.run(common + ["--against", "HEAD"], capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = next(line for line in result.stdout.splitlines() if "this tree against HEAD" in line)
+    assert "peak RSS" in line and "MB against" in line and "CPU" in line
+    assert "findings-heavy corpus: tg-trace lint at HEAD" in result.stdout  # its row in the table
+    wrong = subprocess.run(common + ["--against", "no-such-revision"], capture_output=True, text=True, timeout=900)
+    assert wrong.returncode != 0 and "is no commit" in wrong.stderr
+
+
 def test_corpus_is_deterministic_and_sized(tmp_path):
     def build(name):
         out = tmp_path / name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
@@ -505,14 +505,26 @@ class _Builder:
     def outline_step(self, node: Node, kind: str) -> Step:
         """What a view's sums, its pattern and its termination read, and nothing of the texts,
         links and selections shown: the audit keeps a few numbers of each trace, and a full view
-        of every trace of a 1M-triple capture held at once cost 130 MB (see :class:`OutlineStep`)."""
+        of every trace of a 1M-triple capture held at once cost 130 MB (see :class:`OutlineStep`).
+        The node's statements are looked up once, for all six values (an audit outlines every step)."""
+        get = self.graph.out.get(node, _SHARED_DICT).get
         return OutlineStep(node=tg.name(node), kind=kind,  # type: ignore[return-value]  # a Step as read
-                           llm_ms=_int(self.value(node, TG + "llmDurationMs")),
-                           tool_ms=_int(self.value(node, TG + "toolDurationMs")),
-                           tokens_in=_int(self.value(node, TG + "inToken")),
-                           tokens_out=_int(self.value(node, TG + "outToken")),
-                           pattern=self.text(node, TG + "pattern"),
-                           termination=self.text(node, TG + "terminationReason"))
+                           llm_ms=_first_int(get(_LLM_MS)), tool_ms=_first_int(get(_TOOL_MS)),
+                           tokens_in=_first_int(get(_IN_TOKEN)), tokens_out=_first_int(get(_OUT_TOKEN)),
+                           pattern=_first_text(get(_PATTERN)), termination=_first_text(get(_TERMINATION)))
+
+
+_LLM_MS, _TOOL_MS, _IN_TOKEN, _OUT_TOKEN = (TG + "llmDurationMs", TG + "toolDurationMs", TG + "inToken",
+                                            TG + "outToken")
+_PATTERN, _TERMINATION = TG + "pattern", TG + "terminationReason"
+
+
+def _first_int(values: Sequence[Node] | None) -> int | None:
+    return _int(values[0]) if values else None
+
+
+def _first_text(values: Sequence[Node] | None) -> str | None:
+    return tg.name(values[0]) if values else None
 
 
 # The empty fields an outline step shares (never written: a step given a sub-trace gets a list of its own).
